@@ -1,0 +1,248 @@
+// The nodes of the CPS graph. A Def is a value; Continuations are the only
+// mutable (nominal) nodes: their body (a jump to a callee with arguments) can be
+// set and rewired. PrimOps are immutable and hash-consed by the World.
+// Every Def knows its uses so passes can find users and replace nodes.
+import type { Span } from '../syntax/diagnostics.ts';
+import { FnType, type IRType } from './types.ts';
+
+let nextGid = 0;
+
+export interface Use {
+  readonly user: Def;
+  readonly index: number;
+}
+
+export abstract class Def {
+  readonly gid = nextGid++;
+  protected _ops: Def[] = [];
+  /** Keyed by `${user.gid}:${index}`. */
+  readonly uses = new Map<string, Use>();
+  /** Source location for diagnostics (PE budget, verifier). */
+  span: Span | null = null;
+
+  constructor(readonly type: IRType) {}
+
+  get ops(): readonly Def[] {
+    return this._ops;
+  }
+
+  op(i: number): Def {
+    return this._ops[i]!;
+  }
+
+  protected setOp(i: number, d: Def): void {
+    const old = this._ops[i];
+    if (old) old.uses.delete(`${this.gid}:${i}`);
+    this._ops[i] = d;
+    d.uses.set(`${this.gid}:${i}`, { user: this, index: i });
+  }
+
+  protected unsetOps(): void {
+    this._ops.forEach((d, i) => d.uses.delete(`${this.gid}:${i}`));
+    this._ops = [];
+  }
+
+  get numUses(): number {
+    return this.uses.size;
+  }
+
+  abstract get label(): string;
+}
+
+// ---------------------------------------------------------------- primops
+
+export type ArithOpTag = 'add' | 'sub' | 'mul' | 'div' | 'rem' | 'and' | 'or' | 'xor' | 'shl' | 'shr';
+export type CmpOpTag = 'eq' | 'ne' | 'lt' | 'le' | 'gt' | 'ge';
+
+export type PrimOpTag =
+  /** value: bigint for integers (wrapped to the type's width), number for floats, boolean for bool */
+  | 'lit'
+  /** An undefined value of the type (`undef[T]()`). */
+  | 'bottom'
+  | ArithOpTag
+  | CmpOpTag
+  /** Value conversion (`as`): int<->int (sign/zero extend or truncate), int<->float, float<->float. */
+  | 'cast'
+  | 'bitcast'
+  | 'select'
+  | 'tuple'
+  | 'struct_agg'
+  | 'definite_array'
+  /** A SIMD vector built from scalars. */
+  | 'vector'
+  /** ops: [aggregate, index]; index is a literal for tuples/structs, any i32/i64 for arrays and vectors. */
+  | 'extract'
+  /** ops: [aggregate, index, value] */
+  | 'insert'
+  /** Address of an element: ops [ptr, index]; pointer to a struct/tuple/array (definite or indefinite). */
+  | 'lea'
+  /** ops [mem, ptr] -> (mem, T) */
+  | 'load'
+  /** ops [mem, ptr, value] -> mem */
+  | 'store'
+  /** ops [mem] -> (mem, frame) */
+  | 'enter'
+  /** ops [frame] -> ptr; payload: unique id */
+  | 'slot'
+  /** Heap allocation: ops [mem, count] -> (mem, ptr to indefinite array of the element, or to the type) */
+  | 'alloc'
+  /** A global variable: ops [init]; payload: { mutable, id, name }; type: ptr to init's type */
+  | 'global'
+  /** sizeof / alignof of payload type; an i32 */
+  | 'sizeof'
+  | 'alignof'
+  /** Variant construction: ops [value]; payload: variant index */
+  | 'variant'
+  /** ops [variant value] -> u32 tag */
+  | 'variant_index'
+  /** ops [variant value]; payload: variant index */
+  | 'variant_extract'
+  /** `@@e`: force evaluation */
+  | 'run'
+  /** `$e`: hide from the partial evaluator */
+  | 'hlt'
+  /** `?e`: true when e is known at compile time; resolved by the partial evaluator */
+  | 'known';
+
+export class PrimOp extends Def {
+  constructor(
+    readonly tag: PrimOpTag,
+    type: IRType,
+    ops: readonly Def[],
+    /** Literal value, slot/global identity, sizeof type, variant index. */
+    readonly payload: unknown = undefined,
+  ) {
+    super(type);
+    ops.forEach((d, i) => this.setOp(i, d));
+  }
+
+  get label(): string {
+    return `${this.tag}_${this.gid}`;
+  }
+}
+
+export type LitValue = bigint | number | boolean;
+
+export function isLit(d: Def): d is PrimOp & { payload: LitValue } {
+  return d instanceof PrimOp && d.tag === 'lit';
+}
+
+export function litValue(d: Def): LitValue | undefined {
+  return isLit(d) ? d.payload : undefined;
+}
+
+// ---------------------------------------------------------------- continuations
+
+export class Param extends Def {
+  name: string;
+  constructor(type: IRType, readonly continuation: Continuation, readonly index: number, name = '') {
+    super(type);
+    this.name = name;
+  }
+  get label(): string {
+    return `${this.name || 'p'}_${this.gid}`;
+  }
+}
+
+/**
+ * Compiler-known continuations. `branch`: args [mem, cond, then, else].
+ * `match`: args [mem, value, otherwise, lit0, target0, lit1, target1, …].
+ * The rest are the `extern "thorin"` functions of IMPALA.md; their args are the
+ * Impala arguments with mem first and the return continuation last.
+ */
+export type Intrinsic =
+  | 'none'
+  | 'branch'
+  | 'match'
+  | 'vectorize'
+  | 'parallel'
+  | 'spawn'
+  | 'sync'
+  | 'cuda'
+  | 'nvvm'
+  | 'opencl'
+  | 'reserve_shared'
+  | 'atomic'
+  | 'cmpxchg'
+  | 'pe_info';
+
+/** How a continuation is called at the machine level. */
+export type CallingConv = 'internal' | 'C' | 'device';
+
+export class Continuation extends Def {
+  readonly params: Param[];
+  name: string;
+  intrinsic: Intrinsic = 'none';
+  cc: CallingConv = 'internal';
+  /** Exported (has body) or imported (no body) with the C ABI / device builtin. */
+  external = false;
+  /** Symbol for imported/exported functions when it differs from `name`. */
+  linkName: string | null = null;
+  /** Per-parameter filter of the partial evaluator (bool Defs over this continuation's params); null when none. */
+  filter: Def[] | null = null;
+
+  constructor(type: FnType, name = '', paramNames: readonly string[] = []) {
+    super(type);
+    this.name = name;
+    this.params = type.params.map((t, i) => new Param(t, this, i, paramNames[i] ?? ''));
+  }
+
+  get fnType(): FnType {
+    return this.type as FnType;
+  }
+
+  get label(): string {
+    return `${this.name || 'k'}_${this.gid}`;
+  }
+
+  param(i: number): Param {
+    return this.params[i]!;
+  }
+
+  get hasBody(): boolean {
+    return this._ops.length > 0;
+  }
+
+  get callee(): Def {
+    return this._ops[0]!;
+  }
+
+  get args(): readonly Def[] {
+    return this._ops.slice(1);
+  }
+
+  arg(i: number): Def {
+    return this._ops[i + 1]!;
+  }
+
+  /** Imported function or builtin: no body and called by name. */
+  get isImported(): boolean {
+    return this.external && !this.hasBody && this.intrinsic === 'none';
+  }
+
+  get isIntrinsic(): boolean {
+    return this.intrinsic !== 'none';
+  }
+
+  /** Last param is a continuation: the function returns through it. */
+  get retParam(): Param | null {
+    const p = this.params[this.params.length - 1];
+    return p && p.type instanceof FnType ? p : null;
+  }
+
+  /** Sets the body to `callee(args…)`, replacing any previous body. */
+  jump(callee: Def, args: readonly Def[]): void {
+    this.unsetOps();
+    this.setOp(0, callee);
+    args.forEach((a, i) => this.setOp(i + 1, a));
+  }
+
+  /** Changes one operand of the body (0 = callee, i + 1 = argument i). */
+  updateOp(i: number, d: Def): void {
+    this.setOp(i, d);
+  }
+
+  clearBody(): void {
+    this.unsetOps();
+  }
+}

@@ -1,0 +1,3 @@
+export * from './types.ts';
+export * from './defs.ts';
+export * from './world.ts';

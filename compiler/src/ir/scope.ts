@@ -1,0 +1,100 @@
+// A scope is everything that depends on a continuation's parameters: the
+// continuations and primops nested "inside" it. What a scope uses but does not
+// contain are its free variables; a scope without free params is a closed
+// (top-level) function.
+import { Continuation, type Def, Param, PrimOp } from './defs.ts';
+import { isStatic } from './world.ts';
+
+export class Scope {
+  readonly defs = new Set<Def>();
+  /** Continuations of the scope, entry first, the rest in reverse post-order of the jump graph. */
+  readonly continuations: Continuation[];
+
+  constructor(readonly entry: Continuation) {
+    this.defs.add(entry);
+    const queue: Def[] = [...entry.params];
+    for (const p of entry.params) this.defs.add(p);
+    while (queue.length) {
+      const d = queue.pop()!;
+      for (const use of d.uses.values()) {
+        const u = use.user;
+        if (this.defs.has(u)) continue;
+        this.defs.add(u);
+        queue.push(u);
+        if (u instanceof Continuation) {
+          for (const p of u.params) {
+            this.defs.add(p);
+            queue.push(p);
+          }
+        }
+      }
+    }
+    this.continuations = this.reversePostOrder();
+  }
+
+  contains(d: Def): boolean {
+    return this.defs.has(d);
+  }
+
+  /** Continuations of this scope reachable from `c`'s body operands (callee and arguments). */
+  successors(c: Continuation): Continuation[] {
+    return c.ops.filter((o): o is Continuation => o instanceof Continuation && o !== this.entry && this.defs.has(o));
+  }
+
+  private reversePostOrder(): Continuation[] {
+    const seen = new Set<Continuation>();
+    const post: Continuation[] = [];
+    const visit = (c: Continuation): void => {
+      seen.add(c);
+      for (const s of this.successors(c)) if (!seen.has(s)) visit(s);
+      post.push(c);
+    };
+    visit(this.entry);
+    const rpo = post.reverse();
+    // Continuations only referenced from primops or as values are still part of the scope.
+    for (const d of this.defs) if (d instanceof Continuation && !seen.has(d)) rpo.push(d);
+    return rpo;
+  }
+
+  /** Params of other continuations that this scope uses: non-empty means it is a closure. */
+  freeParams(): Set<Param> {
+    const free = new Set<Param>();
+    const seen = new Set<Def>();
+    const visit = (d: Def): void => {
+      if (seen.has(d)) return;
+      seen.add(d);
+      if (this.defs.has(d)) {
+        for (const o of d.ops) visit(o);
+        return;
+      }
+      if (d instanceof Param) free.add(d);
+      else if (d instanceof PrimOp && !isStatic(d)) for (const o of d.ops) visit(o);
+    };
+    for (const d of this.defs) for (const o of d.ops) visit(o);
+    return free;
+  }
+
+  /** Continuations this scope references that are not in it (called functions, other closures). */
+  freeContinuations(): Set<Continuation> {
+    const free = new Set<Continuation>();
+    const seen = new Set<Def>();
+    const visit = (d: Def): void => {
+      if (seen.has(d)) return;
+      seen.add(d);
+      if (d instanceof Continuation && !this.defs.has(d)) {
+        free.add(d);
+        return;
+      }
+      if (d instanceof PrimOp && !this.defs.has(d)) for (const o of d.ops) visit(o);
+    };
+    for (const d of this.defs) for (const o of d.ops) visit(o);
+    return free;
+  }
+}
+
+/** Continuations with a body whose scope has no free params: the top-level functions. */
+export function topLevelContinuations(conts: Iterable<Continuation>): Continuation[] {
+  const result: Continuation[] = [];
+  for (const c of conts) if (c.hasBody && new Scope(c).freeParams().size === 0) result.push(c);
+  return result;
+}
