@@ -20,7 +20,14 @@ export abstract class Def {
   /** Source location for diagnostics (PE budget, verifier). */
   span: Span | null = null;
 
-  constructor(readonly type: IRType) {}
+  constructor(type: IRType) {
+    this._type = type;
+  }
+
+  protected _type: IRType;
+  get type(): IRType {
+    return this._type;
+  }
 
   get ops(): readonly Def[] {
     return this._ops;
@@ -189,6 +196,17 @@ export class Continuation extends Def {
 
   get fnType(): FnType {
     return this.type as FnType;
+  }
+
+  /**
+   * Adds a parameter (SSA construction adds phis to blocks lazily). `newType` must be
+   * the old type with `param`'s type appended; callers go through `World.appendParam`.
+   */
+  addParam(newType: FnType, name: string): Param {
+    const p = new Param(newType.params[newType.params.length - 1]!, this, this.params.length, name);
+    this.params.push(p);
+    this._type = newType;
+    return p;
   }
 
   get label(): string {

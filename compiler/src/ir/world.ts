@@ -39,6 +39,11 @@ export class World {
     return c;
   }
 
+  /** Appends a parameter to `c` (its type changes); jumps to `c` must then pass one more argument. */
+  appendParam(c: Continuation, type: IRType, name = ''): Param {
+    return c.addParam(this.fnType([...c.fnType.params, type]), name);
+  }
+
   /** Imported C function or device builtin: `fn(mem, args…, fn(mem, ret))`. */
   imported(type: FnType, name: string, cc: 'C' | 'device', linkName: string | null = null): Continuation {
     const key = `import:${cc}:${linkName ?? name}:${type.gid}`;
