@@ -1,7 +1,19 @@
 // The compilation pipeline from Impala sources to LLVM IR text:
-// syntax -> sema -> emit -> ir World -> pe/transform -> backend.
+// syntax -> sema -> emit -> ir World -> transform -> backend.
 // The driver (build, compile, CLI) only talks to the compiler through this module.
-import type { Diagnostic, SourceFile } from '../syntax/diagnostics.ts';
+import { readFileSync, readdirSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { CompileError, type Diagnostic, DiagnosticSink, type SourceFile } from '../syntax/diagnostics.ts';
+import { parseModule } from '../syntax/parser.ts';
+import { checkProgram } from '../sema/check.ts';
+import { emitProgram } from '../emit/index.ts';
+import { World } from '../ir/world.ts';
+import { FnType, PrimType, PtrType, type IRType } from '../ir/types.ts';
+import type { Continuation } from '../ir/defs.ts';
+import { optimise } from '../transform/pipeline.ts';
+import { emitLLVM } from '../backend/llvm.ts';
+import { printWorld } from '../ir/printer.ts';
 
 export type OptLevel = 0 | 1 | 2 | 3;
 
@@ -35,8 +47,59 @@ export type PipelineResult =
     }
   | { ok: false; diagnostics: Diagnostic[] };
 
+const libDir = fileURLToPath(new URL('../../lib/', import.meta.url));
+
+let preludeCache: SourceFile[] | null = null;
+
+/** The Impala-side library every compilation sees (compiler/lib/*.impala). */
+export function preludeSources(): SourceFile[] {
+  preludeCache ??= readdirSync(libDir)
+    .filter((f) => f.endsWith('.impala'))
+    .sort()
+    .map((f) => ({ path: `<prelude>/${f}`, text: readFileSync(join(libDir, f), 'utf8') }));
+  return preludeCache;
+}
+
 export function compileToLLVM(sources: readonly SourceFile[], opts: FrontendOptions): PipelineResult {
-  void sources;
-  void opts;
-  throw new Error('pipeline: not wired yet');
+  const sink = new DiagnosticSink();
+  try {
+    const modules = [...preludeSources(), ...sources].map((s) => parseModule(s, sink));
+    if (sink.hasErrors) return { ok: false, diagnostics: sink.list };
+    const program = checkProgram(modules, sink);
+    if (sink.hasErrors) return { ok: false, diagnostics: sink.list };
+    const world = new World();
+    const emitted = emitProgram(program, world, sink);
+    if (sink.hasErrors) return { ok: false, diagnostics: sink.list };
+    optimise(world, { sink, peTrace: opts.peTrace ?? false });
+    if (sink.hasErrors) return { ok: false, diagnostics: sink.list };
+    const llvm = emitLLVM(world, { moduleName: sources[0]?.path ?? 'impala' });
+    return {
+      ok: true,
+      llvm,
+      irText: printWorld(world),
+      exports: emitted.exports.map(exportedSignature),
+      hasMain: emitted.main !== null,
+      diagnostics: sink.list,
+    };
+  } catch (e) {
+    if (e instanceof CompileError) return { ok: false, diagnostics: [...sink.list, ...e.diagnostics] };
+    throw e;
+  }
+}
+
+function exportedSignature(c: Continuation): ExportedFn {
+  const params = c.fnType.params;
+  const ret = params[params.length - 1] as FnType;
+  const values = params.slice(1, -1);
+  const retValue = ret.params[1];
+  return { name: c.linkName ?? c.name, params: values.map(cType), ret: retValue ? cType(retValue) : 'void' };
+}
+
+function cType(t: IRType): CType {
+  if (t instanceof PtrType) return 'ptr';
+  if (t instanceof PrimType && t.length === 1) {
+    if (t.prim === 'f16') throw new Error('internal: f16 cannot cross the C ABI');
+    return t.prim;
+  }
+  throw new Error(`internal: type ${t} cannot cross the C ABI of an exported function`);
 }

@@ -1,0 +1,113 @@
+// One build of an Impala program to a file: the pipeline to LLVM IR, then either the
+// IR itself or the toolchain. User errors come back as diagnostics; anything thrown
+// on the way is a compiler bug and is reported as an internal compiler error.
+import { constants } from 'node:fs';
+import { access, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import type { Diagnostic, SourceFile } from '../syntax/diagnostics.ts';
+import { renderDiagnostics } from '../syntax/diagnostics.ts';
+import { compileToLLVM } from './pipeline.ts';
+import { buildRuntime, RuntimeBuildError } from './runtime-build.ts';
+import { LinkFailure, llvmToExecutable, llvmToSharedLibrary, MissingToolchainError, ToolFailure } from './toolchain.ts';
+
+export interface BuildOptions {
+  optLevel?: 0 | 1 | 2 | 3;
+  targetCpu?: string;
+  kind: 'exe' | 'shared' | 'llvm' | 'ir';
+  /** The file to write; for 'llvm' and 'ir', '-' means standard output. */
+  output: string;
+  peTrace?: boolean;
+}
+
+export type BuildResult =
+  | { ok: true; output: string; diagnostics: Diagnostic[] }
+  | { ok: false; diagnostics: Diagnostic[]; rendered: string };
+
+export async function buildProgram(sources: SourceFile[], opts: BuildOptions): Promise<BuildResult> {
+  const optLevel = opts.optLevel ?? 2;
+  const targetCpu = opts.targetCpu ?? 'native';
+  const fail = (diagnostics: Diagnostic[]): BuildResult => ({ ok: false, diagnostics, rendered: renderDiagnostics(diagnostics, sources) });
+
+  let result;
+  try {
+    result = compileToLLVM(sources, { optLevel, targetCpu, peTrace: opts.peTrace });
+  } catch (e) {
+    return fail([internalError(e)]);
+  }
+  if (!result.ok) return fail(result.diagnostics);
+  const warnings = result.diagnostics;
+  const unwritable = await checkWritable(opts.output);
+  if (unwritable) return fail([...warnings, error(unwritable)]);
+
+  try {
+    switch (opts.kind) {
+      case 'llvm':
+        await writeOutput(opts.output, result.llvm);
+        break;
+      case 'ir':
+        await writeOutput(opts.output, result.irText);
+        break;
+      case 'exe': {
+        if (!result.hasMain) {
+          return fail([...warnings, error("cannot build an executable: the program has no 'main' function (use a shared library for a program without one)")]);
+        }
+        await llvmToExecutable(result.llvm, opts.output, await buildRuntime(), { optLevel, targetCpu });
+        break;
+      }
+      case 'shared':
+        await llvmToSharedLibrary(result.llvm, opts.output, await buildRuntime(), { optLevel, targetCpu });
+        break;
+    }
+  } catch (e) {
+    return fail([...warnings, toolchainError(e, opts.output)]);
+  }
+  return { ok: true, output: opts.output, diagnostics: warnings };
+}
+
+/** Checked up front so a bad -o is a plain error, not a linker failure that looks like a compiler bug. */
+async function checkWritable(output: string): Promise<string | undefined> {
+  if (output === '-') return undefined;
+  const dir = path.dirname(path.resolve(output));
+  try {
+    if (!(await stat(dir)).isDirectory()) return `cannot write '${output}': '${dir}' is not a directory`;
+    await access(dir, constants.W_OK);
+  } catch (e) {
+    const reason = (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'does not exist' : 'is not writable';
+    return `cannot write '${output}': directory '${dir}' ${reason}`;
+  }
+  return undefined;
+}
+
+async function writeOutput(output: string, text: string): Promise<void> {
+  if (output === '-') process.stdout.write(text);
+  else await writeFile(output, text);
+}
+
+function error(message: string): Diagnostic {
+  return { severity: 'error', span: null, message };
+}
+
+/** The stack only with ANYDSL_DEBUG set: users get a short report, compiler developers the trace. */
+export function internalError(e: unknown): Diagnostic {
+  const message = e instanceof Error ? e.message : String(e);
+  const stack = process.env.ANYDSL_DEBUG && e instanceof Error && e.stack ? `\n${e.stack}` : '';
+  return error(`internal compiler error: ${message}${stack}`);
+}
+
+/** Sorts a failure after the pipeline into the environment's fault, the user's, or the compiler's. */
+export function toolchainError(e: unknown, output: string): Diagnostic {
+  if (e instanceof MissingToolchainError || e instanceof RuntimeBuildError) return error(e.message);
+  if (e instanceof LinkFailure) return error(`linking '${output}' failed:\n${linkerMessages(e.stderr)}`);
+  if (e instanceof ToolFailure) return internalError(new Error(`clang rejected the generated LLVM IR: ${e.message}`));
+  const code = (e as NodeJS.ErrnoException | undefined)?.code;
+  if (code && e instanceof Error) return error(`cannot write '${output}': ${e.message}`);
+  return internalError(e);
+}
+
+/** The linker's own lines, without clang's closing "linker command failed" summary. */
+function linkerMessages(stderr: string): string {
+  return stderr
+    .split('\n')
+    .filter((line) => line !== '' && !/^clang(-\d+)?: error: linker command failed/.test(line))
+    .join('\n');
+}

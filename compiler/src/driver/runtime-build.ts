@@ -1,0 +1,90 @@
+// Builds runtime/ (C and C++ on TBB) into one relocatable object that every executable
+// and shared library links statically. The object sits in the artifact cache under the
+// hash of the runtime sources and flags, so it is compiled once per change, and it is
+// published by an atomic rename so parallel builds (vitest workers) never see half a file.
+import { readdir, readFile, rm, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { cacheRoot, hashValue, makeScratchDir, publishFile, repoRoot } from './cache.ts';
+import { findToolchain, runTool, ToolFailure, TOOLCHAIN_PACKAGES, type RuntimeLink, type Toolchain } from './toolchain.ts';
+
+const runtimeSourceDir = path.join(repoRoot, 'runtime');
+
+const C_FLAGS = ['-std=c11', '-D_POSIX_C_SOURCE=200809L', '-O2', '-fPIC', '-Wall', '-Wextra', '-Werror'];
+const CXX_FLAGS = ['-std=c++17', '-O2', '-fPIC', '-Wall', '-Wextra', '-Werror'];
+/** What the runtime itself needs at link time: TBB for `parallel`, libstdc++ for the C++ part. */
+export const RUNTIME_LINK_FLAGS = ['-ltbb', '-lstdc++', '-lpthread', '-lm'] as const;
+
+export interface RuntimeArtifact extends RuntimeLink {
+  /** Hash of the runtime sources and build flags; artifacts that link the runtime include it in their keys. */
+  key: string;
+}
+
+/** The runtime could not be compiled: usually missing TBB headers. */
+export class RuntimeBuildError extends Error {
+  constructor(failure: ToolFailure) {
+    const hint = /tbb/i.test(failure.stderr)
+      ? `\nThe TBB headers seem to be missing: sudo apt-get install -y ${TOOLCHAIN_PACKAGES.join(' ')}`
+      : '';
+    super(`cannot build the AnyDSL runtime:\n${failure.stderr.trimEnd()}${hint}`);
+    this.name = 'RuntimeBuildError';
+  }
+}
+
+const inProcess = new Map<string, Promise<RuntimeArtifact>>();
+
+/** Returns the cached runtime object, building it first if the sources changed. */
+export async function buildRuntime(toolchain: Toolchain = findToolchain()): Promise<RuntimeArtifact> {
+  const sources = await readRuntimeSources();
+  const key = hashValue({ sources, C_FLAGS, CXX_FLAGS, clang: toolchain.clang });
+  const object = path.join(cacheRoot(), 'runtime', `anydsl_runtime-${key.slice(0, 32)}.o`);
+  let pending = inProcess.get(object);
+  if (!pending) {
+    pending = ensureObject(object, sources, toolchain).then(() => ({ key, objects: [object], linkFlags: [...RUNTIME_LINK_FLAGS] }));
+    // A failed build is not remembered, so fixing the environment and retrying works.
+    pending.catch(() => inProcess.delete(object));
+    inProcess.set(object, pending);
+  }
+  return pending;
+}
+
+interface RuntimeSource {
+  name: string;
+  text: string;
+}
+
+async function readRuntimeSources(): Promise<RuntimeSource[]> {
+  const names = (await readdir(runtimeSourceDir)).filter((n) => /\.(c|cpp|h)$/.test(n)).sort();
+  return Promise.all(names.map(async (name) => ({ name, text: await readFile(path.join(runtimeSourceDir, name), 'utf8') })));
+}
+
+async function ensureObject(object: string, sources: RuntimeSource[], toolchain: Toolchain): Promise<void> {
+  if (await exists(object)) return;
+  const scratch = await makeScratchDir(path.dirname(object));
+  try {
+    const units = sources.filter((s) => !s.name.endsWith('.h'));
+    const objects = await Promise.all(
+      units.map(async ({ name }) => {
+        const out = path.join(scratch, `${name}.o`);
+        const flags = name.endsWith('.cpp') ? CXX_FLAGS : C_FLAGS;
+        await runTool(toolchain.clang, [...flags, '-c', path.join(runtimeSourceDir, name), '-o', out]);
+        return out;
+      }),
+    );
+    const merged = path.join(scratch, 'anydsl_runtime.o');
+    await runTool(toolchain.clang, ['-r', `--ld-path=${toolchain.lld}`, ...objects, '-o', merged]);
+    await publishFile(merged, object);
+  } catch (e) {
+    throw e instanceof ToolFailure ? new RuntimeBuildError(e) : e;
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
+
+async function exists(file: string): Promise<boolean> {
+  try {
+    await stat(file);
+    return true;
+  } catch {
+    return false;
+  }
+}
