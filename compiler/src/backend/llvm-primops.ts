@@ -1,0 +1,270 @@
+// Instruction selection for primops, one LLVM instruction (or a short fixed
+// sequence) per primop. Aggregates that LLVM cannot index dynamically, and
+// variants, go through a stack temporary.
+import { type Def, PrimOp, isLit } from '../ir/defs.ts';
+import {
+  DefiniteArrayType, FnType, IndefiniteArrayType, type IRType, PrimType, PtrType, StructType, TupleType,
+} from '../ir/types.ts';
+import { describe } from './errors.ts';
+import type { ModuleContext } from './llvm-module.ts';
+import { isErased, layout, llvmType } from './llvm-types.ts';
+import { isConstant } from './schedule.ts';
+
+/** What primop selection needs from the function being emitted. */
+export interface InstrContext {
+  readonly mod: ModuleContext;
+  value(d: Def): string;
+  /** `type value`, as an instruction operand. */
+  typed(d: Def): string;
+  /** Emits `%x = rhs` and returns `%x`. */
+  instr(hint: string, rhs: string): string;
+  line(text: string): void;
+  bind(d: Def, value: string): void;
+  /** The value an effect (load, alloc) yields next to its mem. */
+  bindEffect(p: PrimOp, value: string): void;
+  effectValue(p: PrimOp): string;
+  /** A stack temporary in the entry block. */
+  alloca(type: string, align?: number): string;
+  fail(what: string): never;
+}
+
+const effects = new Set(['load', 'store', 'alloc', 'enter', 'slot']);
+
+export function emitPrimOp(cx: InstrContext, p: PrimOp): void {
+  // Values without run-time content (mem, frame, unit) need no instruction; effects still run.
+  if (isErased(p.type) && !effects.has(p.tag)) return;
+  const [a, b, c] = p.ops;
+  switch (p.tag) {
+    case 'add': case 'sub': case 'mul': case 'div': case 'rem':
+    case 'and': case 'or': case 'xor': case 'shl': case 'shr':
+      return cx.bind(p, cx.instr(p.tag, `${arithOpcode(cx, p)} ${cx.typed(a!)}, ${cx.value(b!)}`));
+    case 'eq': case 'ne': case 'lt': case 'le': case 'gt': case 'ge':
+      return cx.bind(p, cx.instr(p.tag, `${cmpOpcode(cx, p)} ${cx.typed(a!)}, ${cx.value(b!)}`));
+    case 'cast':
+      return cx.bind(p, convert(cx, a!, p.type));
+    case 'bitcast':
+      return cx.bind(p, reinterpret(cx, a!, p.type));
+    case 'select':
+      return cx.bind(p, cx.instr('select', `select ${cx.typed(a!)}, ${cx.typed(b!)}, ${cx.typed(c!)}`));
+    case 'tuple': case 'struct_agg': case 'definite_array': case 'vector':
+      return cx.bind(p, aggregate(cx, p));
+    case 'extract':
+      return cx.bind(p, extract(cx, p, a!, b!));
+    case 'insert':
+      return cx.bind(p, insert(cx, p, a!, b!, c!));
+    case 'lea':
+      return cx.bind(p, lea(cx, a!, b!));
+    case 'load': {
+      const loaded = (p.type as TupleType).elems[1]!;
+      return cx.bindEffect(p, isErased(loaded) ? 'zeroinitializer' : cx.instr('load', `load ${llvmType(loaded)}, ${cx.typed(b!)}`));
+    }
+    case 'store':
+      if (!isErased(c!.type)) cx.line(`store ${cx.typed(c!)}, ${cx.typed(b!)}`);
+      return;
+    case 'enter':
+      return;
+    case 'slot':
+      return cx.bind(p, cx.alloca(llvmType((p.type as PtrType).pointee)));
+    case 'alloc':
+      return cx.bindEffect(p, alloc(cx, p, b!));
+    case 'variant':
+      return cx.bind(p, variant(cx, p, a!));
+    case 'variant_index':
+      return cx.bind(p, cx.instr('tag', `extractvalue ${cx.typed(a!)}, 0`));
+    case 'variant_extract':
+      return cx.bind(p, variantPayload(cx, p, a!));
+    case 'run': case 'hlt':
+      return cx.bind(p, cx.value(a!));
+    default:
+      return cx.fail(`cannot emit '${describe(p)}' as an instruction`);
+  }
+}
+
+function scalarOf(cx: InstrContext, d: Def): PrimType {
+  if (!(d.type instanceof PrimType)) cx.fail(`'${describe(d)}' is not a number`);
+  return d.type.scalar;
+}
+
+function arithOpcode(cx: InstrContext, p: PrimOp): string {
+  const t = scalarOf(cx, p);
+  if (t.isFloat) {
+    const op = ({ add: 'fadd', sub: 'fsub', mul: 'fmul', div: 'fdiv', rem: 'frem' } as Record<string, string>)[p.tag];
+    return op ?? cx.fail(`'${p.tag}' on floats in '${describe(p)}'`);
+  }
+  if (t.isBool) {
+    // Arithmetic modulo 2: + and - are xor, * is and.
+    const op = ({ and: 'and', or: 'or', xor: 'xor', add: 'xor', sub: 'xor', mul: 'and' } as Record<string, string>)[p.tag];
+    return op ?? cx.fail(`'${p.tag}' on bool in '${describe(p)}'`);
+  }
+  switch (p.tag) {
+    case 'div': return t.isSigned ? 'sdiv' : 'udiv';
+    case 'rem': return t.isSigned ? 'srem' : 'urem';
+    case 'shr': return t.isSigned ? 'ashr' : 'lshr';
+    default: return p.tag;
+  }
+}
+
+function cmpOpcode(cx: InstrContext, p: PrimOp): string {
+  const operand = p.op(0);
+  if (operand.type instanceof PtrType || operand.type instanceof FnType) return `icmp ${unsignedCmp[p.tag]}`;
+  const t = scalarOf(cx, operand);
+  if (t.isFloat) return `fcmp ${floatCmp[p.tag]}`;
+  return `icmp ${(t.isSigned ? signedCmp : unsignedCmp)[p.tag]}`;
+}
+
+const floatCmp: Record<string, string> = { eq: 'oeq', ne: 'une', lt: 'olt', le: 'ole', gt: 'ogt', ge: 'oge' };
+const signedCmp: Record<string, string> = { eq: 'eq', ne: 'ne', lt: 'slt', le: 'sle', gt: 'sgt', ge: 'sge' };
+const unsignedCmp: Record<string, string> = { eq: 'eq', ne: 'ne', lt: 'ult', le: 'ule', gt: 'ugt', ge: 'uge' };
+
+/** `as`: numeric conversion with Rust's rules (extension follows the source's signedness). */
+function convert(cx: InstrContext, v: Def, to: IRType): string {
+  const from = v.type;
+  const castInstr = (op: string): string => cx.instr('cast', `${op} ${cx.typed(v)} to ${llvmType(to)}`);
+  if (llvmType(from) === llvmType(to)) return cx.value(v);
+  if (isPointer(from) && isPointer(to)) return castInstr('addrspacecast');
+  if (isPointer(from) && to instanceof PrimType && to.isInt) return castInstr('ptrtoint');
+  if (from instanceof PrimType && from.isInt && isPointer(to)) return castInstr('inttoptr');
+  if (!(from instanceof PrimType) || !(to instanceof PrimType) || from.length !== to.length) {
+    return cx.fail(`cannot convert '${describe(v)}' to ${to}`);
+  }
+  const f = from.scalar;
+  const t = to.scalar;
+  if (t.isBool) {
+    const zero = f.isFloat ? '0.0' : '0';
+    const rhs = from.length === 1 ? zero : 'zeroinitializer';
+    return cx.instr('tobool', `${f.isFloat ? 'fcmp une' : 'icmp ne'} ${cx.typed(v)}, ${rhs}`);
+  }
+  if (f.isBool) return castInstr(t.isFloat ? 'uitofp' : 'zext');
+  if (f.isFloat && t.isFloat) return castInstr(t.bits > f.bits ? 'fpext' : 'fptrunc');
+  if (f.isFloat) return castInstr(t.isSigned ? 'fptosi' : 'fptoui');
+  if (t.isFloat) return castInstr(f.isSigned ? 'sitofp' : 'uitofp');
+  if (t.bits < f.bits) return castInstr('trunc');
+  return castInstr(f.isSigned ? 'sext' : 'zext');
+}
+
+/** `bitcast[D](v)`: the same bits seen as another type of the same size. */
+function reinterpret(cx: InstrContext, v: Def, to: IRType): string {
+  const from = v.type;
+  const castInstr = (op: string): string => cx.instr('bits', `${op} ${cx.typed(v)} to ${llvmType(to)}`);
+  if (llvmType(from) === llvmType(to)) return cx.value(v);
+  if (isPointer(from) && isPointer(to)) return castInstr('addrspacecast');
+  if (isPointer(from) && to instanceof PrimType) return castInstr('ptrtoint');
+  if (from instanceof PrimType && isPointer(to)) return castInstr('inttoptr');
+  if (from instanceof PrimType && to instanceof PrimType && from.bits * from.length === to.bits * to.length) {
+    return castInstr('bitcast');
+  }
+  return cx.fail(`cannot bitcast '${describe(v)}' to ${to}: not a number or pointer of the same size`);
+}
+
+function isPointer(t: IRType): boolean {
+  return t instanceof PtrType || t instanceof FnType;
+}
+
+/** A non-constant aggregate: a constant skeleton with the dynamic elements inserted. */
+function aggregate(cx: InstrContext, p: PrimOp): string {
+  const ty = llvmType(p.type);
+  const dynamic = (o: Def): boolean => !isErased(o.type) && !isConstant(o);
+  const skeleton = p.ops.map((o) => `${llvmType(o.type)} ${dynamic(o) ? 'undef' : cx.value(o)}`).join(', ');
+  const open = p.tag === 'vector' ? '<' : p.tag === 'definite_array' ? '[' : '{ ';
+  const close = p.tag === 'vector' ? '>' : p.tag === 'definite_array' ? ']' : ' }';
+  let cur = p.ops.every(dynamic) ? 'undef' : `${open}${skeleton}${close}`;
+  p.ops.forEach((o, i) => {
+    if (!dynamic(o)) return;
+    cur = p.tag === 'vector'
+      ? cx.instr('vec', `insertelement ${ty} ${cur}, ${cx.typed(o)}, i32 ${i}`)
+      : cx.instr('agg', `insertvalue ${ty} ${cur}, ${cx.typed(o)}, ${i}`);
+  });
+  return cur;
+}
+
+const effectsWithValue = new Set(['load', 'alloc', 'enter']);
+
+function extract(cx: InstrContext, p: PrimOp, agg: Def, idx: Def): string {
+  // The (mem, value) pair of an effect is not a real aggregate: component 1 is the effect's value.
+  if (agg instanceof PrimOp && effectsWithValue.has(agg.tag)) return cx.effectValue(agg);
+  const t = agg.type;
+  if (t instanceof PrimType && t.length > 1) return cx.instr('elem', `extractelement ${cx.typed(agg)}, ${cx.typed(idx)}`);
+  if (isLit(idx)) return cx.instr('elem', `extractvalue ${cx.typed(agg)}, ${idx.payload}`);
+  if (t instanceof DefiniteArrayType) {
+    const { at } = spill(cx, agg, idx);
+    return cx.instr('elem', `load ${llvmType(p.type)}, ptr ${at}`);
+  }
+  return cx.fail(`'${describe(p)}' indexes a ${t} with a run-time index`);
+}
+
+function insert(cx: InstrContext, p: PrimOp, agg: Def, idx: Def, val: Def): string {
+  const t = agg.type;
+  if (t instanceof PrimType && t.length > 1) return cx.instr('ins', `insertelement ${cx.typed(agg)}, ${cx.typed(val)}, ${cx.typed(idx)}`);
+  if (isLit(idx)) return cx.instr('ins', `insertvalue ${cx.typed(agg)}, ${cx.typed(val)}, ${idx.payload}`);
+  if (t instanceof DefiniteArrayType) {
+    const { base, at } = spill(cx, agg, idx);
+    cx.line(`store ${cx.typed(val)}, ptr ${at}`);
+    return cx.instr('ins', `load ${llvmType(t)}, ptr ${base}`);
+  }
+  return cx.fail(`'${describe(p)}' indexes a ${t} with a run-time index`);
+}
+
+/** Stores an array to a stack temporary `base`; `at` is the address of element `idx`. */
+function spill(cx: InstrContext, agg: Def, idx: Def): { base: string; at: string } {
+  const ty = llvmType(agg.type);
+  const base = cx.alloca(ty);
+  cx.line(`store ${cx.typed(agg)}, ptr ${base}`);
+  const at = cx.instr('elem.ptr', `getelementptr inbounds ${ty}, ptr ${base}, i64 0, ${index64(cx, idx)}`);
+  return { base, at };
+}
+
+/** An index operand for getelementptr: unsigned indices are zero-extended (GEP sign-extends). */
+function index64(cx: InstrContext, idx: Def): string {
+  if (isLit(idx)) return `i64 ${typeof idx.payload === 'boolean' ? Number(idx.payload) : idx.payload}`;
+  const t = idx.type as PrimType;
+  if (!t.isSigned && t.bits < 64) return `i64 ${cx.instr('idx', `zext ${cx.typed(idx)} to i64`)}`;
+  return cx.typed(idx);
+}
+
+function lea(cx: InstrContext, ptr: Def, idx: Def): string {
+  const pointee = (ptr.type as PtrType).pointee;
+  const gep = (rest: string): string => cx.instr('lea', `getelementptr inbounds ${rest}`);
+  if (pointee instanceof TupleType || pointee instanceof StructType) {
+    if (!isLit(idx)) cx.fail(`lea into ${pointee} with a run-time index`);
+    return gep(`${llvmType(pointee)}, ${cx.typed(ptr)}, i32 0, i32 ${idx.payload}`);
+  }
+  if (pointee instanceof DefiniteArrayType) return gep(`${llvmType(pointee)}, ${cx.typed(ptr)}, i64 0, ${index64(cx, idx)}`);
+  if (pointee instanceof IndefiniteArrayType) return gep(`${llvmType(pointee.elem)}, ${cx.typed(ptr)}, ${index64(cx, idx)}`);
+  if (pointee instanceof PrimType && pointee.length > 1) return gep(`${llvmType(pointee.scalar)}, ${cx.typed(ptr)}, ${index64(cx, idx)}`);
+  return cx.fail(`lea into ${pointee}, which has no elements`);
+}
+
+/** `alloc`: the runtime's allocator on device 0 (the CPU). */
+function alloc(cx: InstrContext, p: PrimOp, count: Def): string {
+  const allocated = ((p.type as TupleType).elems[1] as PtrType).pointee;
+  const elemSize = layout(allocated instanceof IndefiniteArrayType ? allocated.elem : allocated).size;
+  let size: string;
+  if (isLit(count)) size = String(BigInt(elemSize) * BigInt(count.payload as bigint));
+  else {
+    const t = count.type as PrimType;
+    const wide = t.bits === 64 ? cx.value(count) : cx.instr('count', `${t.isSigned ? 'sext' : 'zext'} ${cx.typed(count)} to i64`);
+    size = cx.instr('size', `mul i64 ${wide}, ${elemSize}`);
+  }
+  const fn = cx.mod.requireRuntime('anydsl_alloc', 'ptr', ['i32', 'i64']);
+  return cx.instr('alloc', `call ptr ${fn}(i32 0, i64 ${size})`);
+}
+
+/** Variants are built in memory: the tag at offset 0, the payload at offset 8. */
+function variant(cx: InstrContext, p: PrimOp, payload: Def): string {
+  const ty = llvmType(p.type);
+  const slot = cx.alloca(ty, 8);
+  cx.line(`store i32 ${p.payload as number}, ptr ${slot}`);
+  if (!isErased(payload.type)) {
+    const at = cx.instr('payload.ptr', `getelementptr inbounds ${ty}, ptr ${slot}, i32 0, i32 1`);
+    cx.line(`store ${cx.typed(payload)}, ptr ${at}, align 8`);
+  }
+  return cx.instr('variant', `load ${ty}, ptr ${slot}`);
+}
+
+function variantPayload(cx: InstrContext, p: PrimOp, v: Def): string {
+  const ty = llvmType(v.type);
+  const slot = cx.alloca(ty, 8);
+  cx.line(`store ${cx.typed(v)}, ptr ${slot}`);
+  const at = cx.instr('payload.ptr', `getelementptr inbounds ${ty}, ptr ${slot}, i32 0, i32 1`);
+  return cx.instr('payload', `load ${llvmType(p.type)}, ptr ${at}, align 8`);
+}

@@ -1,0 +1,68 @@
+// Call syntax: calls of functions and continuations, enum constructors, the
+// `extern "thorin"` functions that are primops, and indexing (`a(i)`, `t(0)`,
+// `v(lane)`), which is a place read.
+import { type Def, type FnType, VariantType } from '../ir/index.ts';
+import type { ExprOf, FnDecl } from '../syntax/ast.ts';
+import { prune, type Type } from '../sema/types.ts';
+import { primopBuiltins } from './emitter.ts';
+import { dead, expr } from './expr.ts';
+import type { FnEmitter } from './fn.ts';
+import { adaptArgs, emitJumpCall, isJumpExpr } from './jumps.ts';
+import { place, readPlace } from './place.ts';
+
+/** `run`: the callee is wrapped in `run` (`@@f(args)`), forcing its specialisation. */
+export function callExpr(fx: FnEmitter, e: ExprOf<'call'>, run: boolean): Def {
+  const w = fx.world;
+  const ct = prune(fx.type(e.callee.type!));
+  if (ct.tag !== 'fn') return readPlace(fx, place(fx, e));
+  const callee = e.callee;
+  if (isJumpExpr(callee)) {
+    const args = e.args.map((a) => expr(fx, a));
+    if (fx.reachable) emitJumpCall(fx, callee, args);
+    return dead(fx, e);
+  }
+  if (callee.kind === 'path' && callee.res?.kind === 'variant') {
+    const payload = w.tuple(e.args.map((a) => expr(fx, a)));
+    return fx.reachable ? w.variant(fx.ir(e.type!) as VariantType, callee.res.index, payload) : dead(fx, e);
+  }
+  if (callee.kind === 'path' && callee.res?.kind === 'fn' && isPrimopBuiltin(callee.res.decl)) {
+    return builtin(fx, e, callee.res.decl.name.name, callee.res.typeArgs);
+  }
+  let c = expr(fx, callee);
+  if (run) c = w.run(c);
+  const args = e.args.map((a) => expr(fx, a));
+  if (!fx.reachable) return dead(fx, e);
+  const vals = adaptArgs(w, c.type as FnType, args, ct.ret !== null);
+  if (ct.ret === null) {
+    fx.jumpValue(c, vals);
+    return dead(fx, e);
+  }
+  return fx.call(c, vals, e.span);
+}
+
+function isPrimopBuiltin(decl: FnDecl): boolean {
+  return decl.abi === 'thorin' && primopBuiltins.has(decl.name.name);
+}
+
+function builtin(fx: FnEmitter, e: ExprOf<'call'>, name: string, typeArgs: readonly Type[]): Def {
+  const w = fx.world;
+  const args = e.args.map((a) => expr(fx, a));
+  if (!fx.reachable) return dead(fx, e);
+  const [a, b, c] = args;
+  switch (name) {
+    case 'bitcast':
+      return w.bitcast(fx.ir(e.type!), a!);
+    case 'select':
+      return w.select(a!, b!, c!);
+    case 'insert':
+      return w.insert(a!, b!, c!);
+    case 'sizeof':
+      return w.sizeof(fx.ir(typeArgs[0]!));
+    case 'alignof':
+      return w.alignof(fx.ir(typeArgs[0]!));
+    case 'undef':
+      return w.bottom(fx.ir(e.type!));
+    default:
+      throw new Error(`internal: no primop for '${name}'`);
+  }
+}

@@ -1,0 +1,247 @@
+// Which locals must live in memory, decided once over the whole program before
+// emission. A local lives in a stack slot when its address is taken (`&x`,
+// `&mut x.f`, `&a(i)`), or when it is mutable and used from a closure or a `for`
+// body other than the one declaring it: SSA values cannot be shared by two
+// continuations that both write them, while a slot is shared through its pointer.
+// Everything else is an SSA value (immutable locals are plain Defs).
+//
+// The walk also finds closures and `for` bodies that jump to the `break` or
+// `continue` of a `while` outside them: emission snapshots the variable state
+// where such a closure is made (see FnEmitter.split).
+import type { Block, Expr, ExprOf, FnDecl, Param, Pattern } from '../syntax/ast.ts';
+import type { Program } from '../sema/program.ts';
+import { prune, type LocalBinding } from '../sema/types.ts';
+
+/** What owns a local: the fn item, closure or `for`/`with` body declaring it. */
+type Owner = FnDecl | ExprOf<'closure'> | ExprOf<'for'>;
+
+export class LocalInfo {
+  /** Locals that need a stack slot. */
+  readonly inMemory = new Set<LocalBinding>();
+  /** Locals assigned after their declaration: `let mut`, `mut` params, and `let x;` without initialiser. */
+  readonly assignable = new Set<LocalBinding>();
+  /** Closures and `for` bodies that leave a `while` enclosing them. */
+  readonly leavesOuterLoop = new Set<Owner>();
+
+  /** Mutable locals that are not in memory are SSA variables. */
+  isSsaVar(b: LocalBinding): boolean {
+    return this.assignable.has(b) && !this.inMemory.has(b);
+  }
+}
+
+export function analyseLocals(program: Program): LocalInfo {
+  const w = new Walker(program);
+  for (const fn of program.fns) w.fn(fn);
+  return w.conclude();
+}
+
+class Walker {
+  readonly info = new LocalInfo();
+  private readonly owner = new Map<LocalBinding, Owner>();
+  private readonly whileOwner = new Map<ExprOf<'while'>, Owner>();
+  private readonly addrTaken = new Set<LocalBinding>();
+  private readonly captured = new Set<LocalBinding>();
+  private stack: Owner[] = [];
+
+  constructor(private readonly program: Program) {}
+
+  fn(decl: FnDecl): void {
+    if (!decl.body) return;
+    this.within(decl, () => {
+      this.params(decl.params);
+      this.block(decl.body!);
+    });
+  }
+
+  conclude(): LocalInfo {
+    for (const b of this.addrTaken) this.info.inMemory.add(b);
+    for (const b of this.captured) if (this.info.assignable.has(b)) this.info.inMemory.add(b);
+    return this.info;
+  }
+
+  private within(o: Owner, body: () => void): void {
+    this.stack.push(o);
+    body();
+    this.stack.pop();
+  }
+
+  private get current(): Owner {
+    return this.stack[this.stack.length - 1]!;
+  }
+
+  private declare(b: LocalBinding, assignable: boolean): void {
+    this.owner.set(b, this.current);
+    if (assignable) this.info.assignable.add(b);
+  }
+
+  private params(ps: readonly Param[]): void {
+    for (const p of ps) if (p.name) this.declare(p, p.mutable);
+  }
+
+  private pattern(p: Pattern, hasInit: boolean): void {
+    switch (p.kind) {
+      case 'bind':
+        this.declare(p, p.mutable || !hasInit);
+        return;
+      case 'tuple':
+        for (const e of p.elems) this.pattern(e, hasInit);
+        return;
+      case 'variant':
+        for (const e of p.args ?? []) this.pattern(e, hasInit);
+        return;
+      default:
+        return;
+    }
+  }
+
+  private block(b: Block): void {
+    for (const s of b.stmts) {
+      if (s.kind === 'let') {
+        if (s.init) this.expr(s.init);
+        this.pattern(s.pattern, s.init !== null);
+      } else if (s.kind === 'expr') {
+        this.expr(s.expr);
+      }
+      // Nested items are walked on their own: they cannot capture locals.
+    }
+    if (b.expr) this.expr(b.expr);
+  }
+
+  private use(b: LocalBinding): void {
+    const o = this.owner.get(b);
+    if (o !== undefined && o !== this.current) this.captured.add(b);
+  }
+
+  /** The local whose storage `e` designates part of, if any (not through a pointer). */
+  private root(e: Expr): LocalBinding | null {
+    switch (e.kind) {
+      case 'path':
+        return e.res?.kind === 'local' ? e.res.binding : null;
+      case 'field':
+        return isPointer(e.object) ? null : this.root(e.object);
+      case 'call': {
+        const t = e.callee.type && prune(e.callee.type);
+        if (!t || t.tag === 'fn' || t.tag === 'ptr' || t.tag === 'owned') return null;
+        return this.root(e.callee);
+      }
+      default:
+        return null;
+    }
+  }
+
+  private jump(e: Expr): void {
+    const t = this.program.jumps.get(e);
+    if (!t) return;
+    if (t.kind === 'local') {
+      this.use(t.binding);
+      return;
+    }
+    if (t.kind !== 'while') return;
+    const o = this.whileOwner.get(t.expr);
+    const at = o === undefined ? -1 : this.stack.lastIndexOf(o);
+    for (let i = at + 1; i < this.stack.length; i++) {
+      const inner = this.stack[i]!;
+      if (inner.kind !== 'fn') this.info.leavesOuterLoop.add(inner);
+    }
+  }
+
+  private expr(e: Expr): void {
+    switch (e.kind) {
+      case 'lit':
+        return;
+      case 'heaparray':
+        this.expr(e.size);
+        return;
+      case 'path':
+        if (e.res?.kind === 'local') this.use(e.res.binding);
+        return;
+      case 'return':
+      case 'break':
+      case 'continue':
+        this.jump(e);
+        return;
+      case 'call':
+        this.expr(e.callee);
+        for (const a of e.args) this.expr(a);
+        return;
+      case 'field':
+        this.expr(e.object);
+        return;
+      case 'tuple':
+      case 'array':
+      case 'simd':
+        for (const x of e.elems) this.expr(x);
+        return;
+      case 'repeat':
+        this.expr(e.value);
+        return;
+      case 'struct':
+        for (const f of e.fields) this.expr(f.value);
+        return;
+      case 'unary':
+        if (e.op === '&' || e.op === '&mut') {
+          const r = this.root(e.operand);
+          if (r) this.addrTaken.add(r);
+        }
+        this.expr(e.operand);
+        return;
+      case 'binary':
+      case 'assign':
+        this.expr(e.lhs);
+        this.expr(e.rhs);
+        return;
+      case 'cast':
+        this.expr(e.expr);
+        return;
+      case 'if':
+        this.expr(e.cond);
+        this.block(e.then);
+        if (e.else) this.expr(e.else);
+        return;
+      case 'match':
+        this.expr(e.scrutinee);
+        for (const arm of e.arms) {
+          this.pattern(arm.pattern, true);
+          this.expr(arm.body);
+        }
+        return;
+      case 'while':
+        this.whileOwner.set(e, this.current);
+        this.expr(e.cond);
+        this.block(e.body);
+        return;
+      case 'for':
+        this.expr(e.generator);
+        this.within(e, () => {
+          this.params(e.params);
+          this.block(e.body);
+        });
+        return;
+      case 'block':
+        this.block(e.block);
+        return;
+      case 'closure':
+        this.within(e, () => {
+          this.params(e.params);
+          this.expr(e.body);
+        });
+        return;
+      case 'run':
+        this.expr(e.call);
+        return;
+      case 'hlt':
+      case 'known':
+        this.expr(e.expr);
+        return;
+      case 'asm':
+        for (const o of e.outputs) this.expr(o.expr);
+        for (const i of e.inputs) this.expr(i.expr);
+        return;
+    }
+  }
+}
+
+function isPointer(e: Expr): boolean {
+  const t = e.type && prune(e.type);
+  return t !== undefined && (t.tag === 'ptr' || t.tag === 'owned');
+}

@@ -1,0 +1,159 @@
+// Expression emission: the dispatcher, and the expressions that need neither
+// control flow nor places (literals, paths, aggregates, PE annotations).
+// Every expression is emitted into the current block of `fx`; once a block is
+// ended by a diverging jump, the rest of the code is unreachable and is dropped.
+import { type Def, PrimOp, PtrType, StructType, VariantType } from '../ir/index.ts';
+import type { Expr, ExprOf } from '../syntax/ast.ts';
+import type { Span } from '../syntax/diagnostics.ts';
+import { prune, type Type } from '../sema/types.ts';
+import { callExpr } from './call.ts';
+import { blockValue, ifExpr, logicExpr, matchExpr } from './control.ts';
+import type { FnEmitter } from './fn.ts';
+import { closureExpr } from './function.ts';
+import { jumpTargetValue } from './jumps.ts';
+import { literalDef, stringBytes } from './literals.ts';
+import { forExpr, whileExpr } from './loops.ts';
+import { assignExpr, binaryExpr, castExpr, unaryExpr } from './ops.ts';
+import { place, readLocal, readPlace } from './place.ts';
+
+export function expr(fx: FnEmitter, e: Expr): Def {
+  if (!fx.reachable) return dead(fx, e);
+  const to = fx.em.program.coercions.get(e);
+  let d = to && e.kind === 'lit' && e.lit.kind === 'str' ? stringAddress(fx, e.lit.value, to) : exprOf(fx, e);
+  if (!fx.reachable) return dead(fx, e);
+  if (to) d = coerce(fx, d, to);
+  setSpan(d, e.span);
+  return d;
+}
+
+/** The value of an expression in unreachable code: never used, but typed. */
+export function dead(fx: FnEmitter, e: Expr): Def {
+  return fx.bottom(fx.ir(e.type!));
+}
+
+/** Primops made for user code carry its span (the first one wins: primops are shared). */
+export function setSpan(d: Def, span: Span): void {
+  if (d instanceof PrimOp && d.span === null && d.tag !== 'lit') d.span = span;
+}
+
+function exprOf(fx: FnEmitter, e: Expr): Def {
+  const w = fx.world;
+  switch (e.kind) {
+    case 'lit':
+      return literalDef(w, e.lit, fx.ir(e.type!));
+    case 'path':
+      return pathValue(fx, e);
+    case 'call':
+      return callExpr(fx, e, false);
+    case 'field':
+      return readPlace(fx, place(fx, e));
+    case 'tuple':
+      return w.tuple(e.elems.map((x) => expr(fx, x)));
+    case 'array': {
+      const elem = fx.ir(arrayElem(fx, e.type!));
+      return w.definiteArray(elem, e.elems.map((x) => expr(fx, x)));
+    }
+    case 'repeat': {
+      const v = expr(fx, e.value);
+      return w.definiteArray(fx.ir(arrayElem(fx, e.type!)), Array.from({ length: e.count }, () => v));
+    }
+    case 'heaparray': {
+      const n = expr(fx, e.size);
+      const t = fx.ir(e.type!) as PtrType;
+      return fx.reachable ? fx.alloc(t.pointee, n) : dead(fx, e);
+    }
+    case 'simd':
+      return w.vector(e.elems.map((x) => expr(fx, x)));
+    case 'struct':
+      return structLit(fx, e);
+    case 'unary':
+      return unaryExpr(fx, e);
+    case 'binary':
+      return e.op === '&&' || e.op === '||' ? logicExpr(fx, e) : binaryExpr(fx, e);
+    case 'assign':
+      return assignExpr(fx, e);
+    case 'cast':
+      return castExpr(fx, e);
+    case 'if':
+      return ifExpr(fx, e);
+    case 'match':
+      return matchExpr(fx, e);
+    case 'while':
+      return whileExpr(fx, e);
+    case 'for':
+      return forExpr(fx, e);
+    case 'block':
+      return blockValue(fx, e.block);
+    case 'closure':
+      return closureExpr(fx, e);
+    case 'return':
+    case 'break':
+    case 'continue':
+      return jumpTargetValue(fx, e);
+    case 'run':
+      if (e.call.kind === 'call') return callExpr(fx, e.call, true);
+      return expr(fx, e.call);
+    case 'hlt':
+      return w.hlt(expr(fx, e.expr));
+    case 'known':
+      return w.known(expr(fx, e.expr));
+    case 'asm':
+      fx.em.sink.error(e.span, 'inline assembly is not supported');
+      return w.unitValue();
+  }
+}
+
+function arrayElem(fx: FnEmitter, t: Type): Type {
+  const p = prune(fx.type(t));
+  if (p.tag !== 'array') throw new Error('internal: array literal of non-array type');
+  return p.elem;
+}
+
+function pathValue(fx: FnEmitter, e: ExprOf<'path'>): Def {
+  const res = e.res!;
+  switch (res.kind) {
+    case 'local':
+      return readLocal(fx, res.binding);
+    case 'fn':
+      return fx.em.fnValue(res.decl, res.typeArgs.map((t) => fx.type(t)), e.span);
+    case 'static':
+      return readPlace(fx, place(fx, e));
+    case 'variant': {
+      const t = prune(fx.type(e.type!));
+      if (t.tag === 'fn') {
+        const enumT = prune(t.ret!) as Extract<Type, { tag: 'enum' }>;
+        return fx.em.variantCtor(enumT, res.index, res.decl);
+      }
+      return fx.world.variant(fx.ir(t) as VariantType, res.index, fx.world.unitValue());
+    }
+    default:
+      throw new Error(`internal: path resolving to ${res.kind} used as a value`);
+  }
+}
+
+function structLit(fx: FnEmitter, e: ExprOf<'struct'>): Def {
+  const t = fx.ir(e.type!) as StructType;
+  // Field initialisers run in source order; the aggregate lists them in declaration order.
+  const byName = new Map<string, Def>();
+  for (const f of e.fields) byName.set(f.name.name, expr(fx, f.value));
+  if (!fx.reachable) return dead(fx, e);
+  return fx.world.structAgg(t, t.fieldNames.map((n) => byName.get(n)!));
+}
+
+/**
+ * Applies one of sema's implicit coercions. Pointers share one IR type up to the
+ * pointee, so `&mut T` to `&T` and `~T` to `&T` change nothing, and `&[T * N]` to
+ * `&[T]` is a bitcast.
+ */
+function coerce(fx: FnEmitter, d: Def, to: Type): Def {
+  const target = fx.ir(to);
+  if (d.type === target) return d;
+  if (d.type instanceof PtrType && target instanceof PtrType) return fx.world.bitcast(target, d);
+  throw new Error(`internal: cannot coerce ${d.type} to ${target}`);
+}
+
+/** A string literal used as a pointer: the address of its global. */
+function stringAddress(fx: FnEmitter, bytes: Uint8Array, to: Type): Def {
+  const g = fx.em.stringGlobal(stringBytes(fx.world, bytes));
+  return fx.world.bitcast(fx.ir(to), g);
+}

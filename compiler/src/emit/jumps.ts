@@ -1,0 +1,98 @@
+// `return`, `break` and `continue` are continuation values. Calling one ends the
+// block: a `while`'s own `break()`/`continue()` is a direct jump to its exit or
+// header (a recorded predecessor, so loop phis get their operands); everything
+// else is a jump to the continuation value.
+//
+// A `while`'s `break` or `continue` used as a value, or from inside a closure, is
+// wrapped in a block `fn(mem)` that jumps to the loop: the wrapper reads the
+// variables as they were where it was made (its predecessor is a snapshot, see
+// FnEmitter.split), which is what it would have passed had it jumped right there.
+import { type Continuation, type Def, type FnType, type World } from '../ir/index.ts';
+import type { Expr } from '../syntax/ast.ts';
+import type { FnEmitter, Loop } from './fn.ts';
+import { loopExit } from './loops.ts';
+import { readLocal } from './place.ts';
+import type { Block } from './ssa.ts';
+
+type JumpExpr = Extract<Expr, { kind: 'return' | 'break' | 'continue' }>;
+
+export function isJumpExpr(e: Expr): e is JumpExpr {
+  return e.kind === 'return' || e.kind === 'break' || e.kind === 'continue';
+}
+
+/** The continuation `e` denotes. */
+export function jumpTargetValue(fx: FnEmitter, e: JumpExpr): Def {
+  const jt = fx.em.program.jumps.get(e);
+  if (!jt) throw new Error(`internal: '${e.kind}' without a target`);
+  switch (jt.kind) {
+    case 'local':
+      return readLocal(fx, jt.binding);
+    case 'fn':
+    case 'closure': {
+      const t = fx.body.targets.get(jt.kind === 'fn' ? jt.decl : jt.expr);
+      if (t?.kind !== 'ret') throw new Error(`internal: 'return' outside its function`);
+      return t.def;
+    }
+    case 'for': {
+      const t = fx.body.targets.get(jt.expr);
+      const k = t?.kind === 'for' ? (e.kind === 'break' ? t.brk : t.cont) : null;
+      if (!k) throw new Error(`internal: '${e.kind}' of a 'for' without a continuation`);
+      return k;
+    }
+    case 'while': {
+      const loop = whileLoop(fx, jt.expr);
+      return wrapper(fx, loop, e.kind === 'break' ? loopExit(loop) : loop.header, e);
+    }
+  }
+}
+
+/** Emits `e(args)` for a jump expression `e`; the current block ends. */
+export function emitJumpCall(fx: FnEmitter, e: JumpExpr, args: readonly Def[]): void {
+  const jt = fx.em.program.jumps.get(e);
+  if (jt?.kind === 'while') {
+    const loop = whileLoop(fx, jt.expr);
+    if (loop.owner === fx) {
+      fx.jumpTo(e.kind === 'break' ? loopExit(loop) : loop.header, []);
+      return;
+    }
+  }
+  const k = jumpTargetValue(fx, e);
+  fx.jumpValue(k, adaptArgs(fx.world, k.type as FnType, args, false));
+}
+
+function whileLoop(fx: FnEmitter, key: Parameters<FnEmitter['body']['targets']['get']>[0]): Loop {
+  const t = fx.body.targets.get(key);
+  if (t?.kind !== 'while') throw new Error("internal: 'break' or 'continue' outside its loop");
+  return t.loop;
+}
+
+function wrapper(fx: FnEmitter, loop: Loop, target: Block, e: JumpExpr): Continuation {
+  const owner = loop.owner;
+  let snapshot: Block;
+  if (owner === fx) {
+    snapshot = fx.split(e.span);
+  } else {
+    // The closure nested directly in the loop's fn recorded the state where it was made.
+    let f = fx;
+    while (f.parent && f.parent !== owner) f = f.parent;
+    if (!f.snapshot) throw new Error('internal: closure leaving an outer loop without a snapshot');
+    snapshot = f.snapshot;
+  }
+  const k = owner.single(e.kind, [], snapshot, e.span);
+  k.cont.jump(target.cont, [k.mem]);
+  owner.body.graph.addPred(target, k);
+  return k.cont;
+}
+
+/**
+ * Arguments as the callee's IR type wants them: a continuation taking just `()`
+ * is `fn(mem)` (types.ts), so a unit argument may have to go, or come.
+ */
+export function adaptArgs(w: World, ft: FnType, args: readonly Def[], returns: boolean): Def[] {
+  const n = ft.params.length - 1 - (returns ? 1 : 0);
+  if (args.length === n) return [...args];
+  const unit = w.unitValue();
+  if (n === 0 && args.every((a) => a.type === unit.type)) return [];
+  if (n === 1 && args.length === 0) return [unit];
+  throw new Error(`internal: ${args.length} arguments for ${ft}`);
+}

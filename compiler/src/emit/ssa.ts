@@ -1,0 +1,180 @@
+// SSA construction for mutable locals after Braun et al., "Simple and Efficient
+// Construction of Static Single Assignment Form" (CC 2013), on continuations:
+// a block is a continuation whose params after its explicit ones are the phis,
+// and a predecessor passes a phi's operand as an extra jump argument.
+//
+// Two kinds of blocks keep that sound:
+// - `single` blocks have at most one predecessor, fixed when they are made: branch
+//   and match targets, the return block of a call (whose predecessor is the calling
+//   block), and entries (none). They never get phis, so the branch or call that
+//   enters them needs no extra argument.
+// - `join` blocks are entered only by direct jumps that this builder records
+//   (`addPred`), so every jump can be given the phi operands it owes.
+import type { Continuation, Def, IRType, Param, World } from '../ir/index.ts';
+import type { LocalBinding } from '../sema/types.ts';
+
+/** A mutable local held in SSA form during one emission of its declaration. */
+export interface SsaVar {
+  readonly binding: LocalBinding;
+  readonly type: IRType;
+  readonly name: string;
+}
+
+interface Phi {
+  readonly param: Param;
+  readonly block: Block;
+  readonly v: SsaVar;
+  dead: boolean;
+}
+
+export class Block {
+  readonly preds: Block[] = [];
+  readonly defs = new Map<SsaVar, Def>();
+  readonly incomplete: Phi[] = [];
+  readonly phis: Phi[] = [];
+
+  constructor(
+    public cont: Continuation,
+    readonly kind: 'single' | 'join',
+    public sealed: boolean,
+  ) {}
+
+  get mem(): Def {
+    return this.cont.param(0);
+  }
+}
+
+export class SsaGraph {
+  private readonly blocks: Block[] = [];
+
+  constructor(private readonly world: World) {}
+
+  /** A block with at most one predecessor (null for an entry); sealed from the start. */
+  single(cont: Continuation, pred: Block | null): Block {
+    const b = new Block(cont, 'single', true);
+    if (pred) b.preds.push(pred);
+    this.blocks.push(b);
+    return b;
+  }
+
+  /** A block entered by recorded jumps; seal it once all of them are known. */
+  join(cont: Continuation): Block {
+    const b = new Block(cont, 'join', false);
+    this.blocks.push(b);
+    return b;
+  }
+
+  /** Records that `from` ends with a direct jump to `target` (already emitted, without phi operands). */
+  addPred(target: Block, from: Block): void {
+    if (target.kind !== 'join' || target.sealed) throw new Error('internal: jump into a sealed or single block');
+    target.preds.push(from);
+  }
+
+  write(v: SsaVar, b: Block, d: Def): void {
+    b.defs.set(v, d);
+  }
+
+  read(v: SsaVar, b: Block): Def {
+    return b.defs.get(v) ?? this.readRecursive(v, b);
+  }
+
+  seal(b: Block): void {
+    if (b.sealed) return;
+    for (const phi of b.incomplete) this.addOperands(phi);
+    b.incomplete.length = 0;
+    b.sealed = true;
+  }
+
+  private readRecursive(v: SsaVar, b: Block): Def {
+    let val: Def;
+    if (!b.sealed) {
+      const phi = this.newPhi(v, b);
+      b.incomplete.push(phi);
+      val = phi.param;
+    } else if (b.preds.length === 0) {
+      // Read before any write (`let mut x: T;`), or in a block nothing enters.
+      val = this.world.bottom(v.type);
+    } else if (b.preds.length === 1) {
+      val = this.read(v, b.preds[0]!);
+    } else {
+      const phi = this.newPhi(v, b);
+      // Written before the operands are read so that cycles end at this phi.
+      this.write(v, b, phi.param);
+      this.addOperands(phi);
+      val = phi.param;
+    }
+    this.write(v, b, val);
+    return val;
+  }
+
+  private newPhi(v: SsaVar, b: Block): Phi {
+    const param = this.world.appendParam(b.cont, v.type, v.name);
+    const phi: Phi = { param, block: b, v, dead: false };
+    b.phis.push(phi);
+    return phi;
+  }
+
+  /** Appends the phi's operand to the jump of every predecessor, in param order. */
+  private addOperands(phi: Phi): void {
+    for (const p of phi.block.preds) {
+      const val = this.read(phi.v, p);
+      p.cont.jump(phi.block.cont, [...p.cont.args, val]);
+    }
+  }
+
+  /**
+   * Removes trivial phis (all operands the same value or the phi itself) once the
+   * whole body is emitted: replacing them earlier would leave stale nodes in the
+   * variable maps, since the World rebuilds every user of a replaced node. Blocks
+   * that lost phis are rebuilt without those params.
+   */
+  finalize(): void {
+    let changed = true;
+    while (changed) {
+      changed = false;
+      for (const b of this.blocks) {
+        for (const phi of b.phis) {
+          if (phi.dead) continue;
+          const same = this.trivialValue(phi);
+          if (same === null) continue;
+          this.world.replace(phi.param, same);
+          phi.dead = true;
+          changed = true;
+        }
+      }
+    }
+    for (const b of this.blocks) if (b.phis.some((p) => p.dead)) this.dropDeadParams(b);
+  }
+
+  /** The one value the phi stands for, or null when it is a real merge. */
+  private trivialValue(phi: Phi): Def | null {
+    let same: Def | null = null;
+    for (const p of phi.block.preds) {
+      const op = p.cont.arg(phi.param.index);
+      if (op === phi.param || op === same) continue;
+      if (same !== null) return null;
+      same = op;
+    }
+    return same ?? this.world.bottom(phi.v.type);
+  }
+
+  private dropDeadParams(b: Block): void {
+    const w = this.world;
+    const old = b.cont;
+    const deadIdx = new Set(b.phis.filter((p) => p.dead).map((p) => p.param.index));
+    const live = old.params.filter((p) => !deadIdx.has(p.index));
+    const fresh = w.continuation(w.fnType(live.map((p) => p.type)), old.name, live.map((p) => p.name));
+    fresh.span = old.span;
+    if (old.hasBody) {
+      fresh.jump(old.callee, old.args);
+      old.clearBody();
+    }
+    live.forEach((p, i) => w.replace(p, fresh.param(i)));
+    b.cont = fresh;
+    for (const p of b.preds) {
+      const args = p.cont.args.filter((_, i) => !deadIdx.has(i));
+      p.cont.jump(fresh, args);
+    }
+    w.forget(old);
+  }
+}

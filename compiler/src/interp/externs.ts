@@ -1,0 +1,153 @@
+// Imported functions the interpreter emulates: the C runtime (runtime/print.c and
+// friends), a little libc, and the LLVM math intrinsics reached through `extern "device"`.
+import type { Continuation } from '../ir/defs.ts';
+import { FnType, PrimType, type TypeTable } from '../ir/types.ts';
+import { formatFixed, formatG } from './format.ts';
+import { copyBytes, readCString, untypedBlock } from './memory.ts';
+import { fusedMultiplyAdd, lanes, roundFloat, wrapInt } from './numeric.ts';
+import { InterpError, Pointer, type Value } from './values.ts';
+
+export interface ExternContext {
+  readonly types: TypeTable;
+  /** Appends bytes to the program's stdout. */
+  write(bytes: readonly number[]): void;
+}
+
+/** Gets the Impala-level arguments (no mem, no return continuation); returns the result, if any. */
+type ExternFn = (ctx: ExternContext, args: readonly Value[], callee: Continuation) => Value | undefined;
+
+const ascii = (s: string): number[] => [...s].map((ch) => ch.charCodeAt(0));
+
+function print(show: (v: Value) => string): ExternFn {
+  return (ctx, [v]) => {
+    ctx.write(ascii(show(v!)));
+    return undefined;
+  };
+}
+
+function pointer(v: Value | undefined, what: string): Pointer {
+  if (!(v instanceof Pointer)) throw new InterpError(`${what} expects a pointer`);
+  return v;
+}
+
+const start = performance.now();
+
+const runtime: Record<string, ExternFn> = {
+  anydsl_print_i16: print(String),
+  anydsl_print_i32: print(String),
+  anydsl_print_i64: print(String),
+  anydsl_print_u16: print(String),
+  anydsl_print_u32: print(String),
+  anydsl_print_u64: print(String),
+  anydsl_print_f32: print((v) => formatG(v as number)),
+  anydsl_print_f64: print((v) => formatG(v as number)),
+  anydsl_print_f64_fixed: (ctx, [v, digits]) => {
+    ctx.write(ascii(formatFixed(v as number, Number(digits))));
+    return undefined;
+  },
+  anydsl_print_char: (ctx, [c]) => {
+    ctx.write([Number(BigInt.asUintN(8, c as bigint))]);
+    return undefined;
+  },
+  anydsl_print_string: (ctx, [s]) => {
+    ctx.write(readCString(pointer(s, 'anydsl_print_string')));
+    return undefined;
+  },
+  anydsl_print_flush: () => undefined,
+  anydsl_alloc: (_ctx, [, size]) => {
+    const bytes = Number(size);
+    if (bytes < 0) throw new InterpError(`anydsl_alloc of ${bytes} bytes`);
+    return new Pointer(untypedBlock(bytes, `anydsl_alloc(${bytes})`), []);
+  },
+  anydsl_release: (_ctx, [, p]) => {
+    const ptr = pointer(p, 'anydsl_release');
+    if (ptr.block) {
+      if (ptr.block.freed) throw new InterpError(`double release of ${ptr.block.what}`);
+      ptr.block.freed = true;
+    }
+    return undefined;
+  },
+  anydsl_copy: (ctx, [, src, srcOff, , dst, dstOff, size]) => {
+    copyBytes(ctx.types, pointer(src, 'anydsl_copy'), Number(srcOff), pointer(dst, 'anydsl_copy'), Number(dstOff), Number(size));
+    return undefined;
+  },
+  anydsl_get_micro_time: () => BigInt(Math.round((performance.now() - start) * 1e3)),
+  anydsl_get_nano_time: () => BigInt(Math.round((performance.now() - start) * 1e6)),
+  abs: (_ctx, [x], callee) => wrapInt(resultType(callee), (x as bigint) < 0n ? -(x as bigint) : (x as bigint)),
+  putchar: (ctx, [c]) => {
+    ctx.write([Number(BigInt.asUintN(8, c as bigint))]);
+    return c;
+  },
+};
+
+/** C's pow special cases where JS's Math.pow answers NaN. */
+function pow(x: number, y: number): number {
+  if (x === 1 || y === 0) return 1;
+  if (x === -1 && !Number.isFinite(y) && !Number.isNaN(y)) return 1;
+  return Math.pow(x, y);
+}
+
+/** llvm.minnum/maxnum: a NaN operand loses. */
+function minnum(x: number, y: number): number {
+  return Number.isNaN(x) ? y : Number.isNaN(y) ? x : Math.min(x, y);
+}
+function maxnum(x: number, y: number): number {
+  return Number.isNaN(x) ? y : Number.isNaN(y) ? x : Math.max(x, y);
+}
+
+/** Rounds half away from zero, as llvm.round does. */
+function roundHalfAway(x: number): number {
+  const r = Math.round(Math.abs(x));
+  return x < 0 || Object.is(x, -0) ? -r : r;
+}
+
+const math: Record<string, (...xs: number[]) => number> = {
+  sqrt: Math.sqrt,
+  fabs: Math.abs,
+  floor: Math.floor,
+  ceil: Math.ceil,
+  trunc: Math.trunc,
+  round: roundHalfAway,
+  exp: Math.exp,
+  exp2: (x) => 2 ** x,
+  log: Math.log,
+  log2: Math.log2,
+  log10: Math.log10,
+  sin: Math.sin,
+  cos: Math.cos,
+  pow,
+  minnum,
+  maxnum,
+  copysign: (x, y) => (y < 0 || Object.is(y, -0) ? -Math.abs(x) : Math.abs(x)),
+};
+
+function resultType(callee: Continuation): PrimType {
+  const ret = callee.fnType.params[callee.fnType.params.length - 1];
+  const t = ret instanceof FnType ? ret.params[1] : undefined;
+  if (!(t instanceof PrimType)) throw new InterpError(`${callee.name}: expected a numeric result type`);
+  return t;
+}
+
+/** `llvm.<op>.<type suffix>`, applied lane by lane and rounded to the result type. */
+function llvmMath(name: string): ExternFn | undefined {
+  const op = name.split('.')[1] ?? '';
+  if (op === 'fma') {
+    return (_ctx, args, callee) => {
+      const t = resultType(callee);
+      return lanes(t, (a, b, c) => fusedMultiplyAdd(t, a as number, b as number, c as number), ...args);
+    };
+  }
+  const f = math[op];
+  if (!f) return undefined;
+  return (_ctx, args, callee) => {
+    const t = resultType(callee);
+    return lanes(t, (...xs) => roundFloat(t, f(...(xs as number[]))), ...args);
+  };
+}
+
+/** The emulation of an imported function, by its link name; undefined when there is none. */
+export function findExtern(callee: Continuation): ExternFn | undefined {
+  const name = callee.linkName ?? callee.name;
+  if (callee.cc === 'device' || name.startsWith('llvm.')) return llvmMath(name);
+  return Object.hasOwn(runtime, name) ? runtime[name] : undefined;
+}

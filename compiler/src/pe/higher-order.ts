@@ -1,0 +1,48 @@
+// The automatic filter for higher-order parameters (AnyDSL paper, §4.3): every
+// higher-order parameter is specialised, so closures vanish, except
+//   (1) first-order parameters (plain values),
+//   (2)+(3) the return continuation of a closed (top-level) function, when the
+//       argument is a standard return: some function's return param or a basic
+//       block. Such a call is an ordinary call of a top-level function.
+// On top of the paper's rule, a higher-order parameter that the callee's own
+// recursion changes (a non-static argument, e.g. a fresh return block of a
+// non-tail recursive call) is not specialised: every specialisation would create
+// the next closure to specialise for. This is the rule lower2cff applies to the
+// calls the evaluator leaves, so both passes agree on what a bad call is.
+import { Continuation, type Def, Param } from '../ir/defs.ts';
+import { Scope } from '../ir/scope.ts';
+import { typeOrder } from '../ir/types.ts';
+import { isReturnParam } from '../transform/analysis.ts';
+
+/**
+ * Whether the argument `arg` for `param` of `callee` is specialised by the
+ * automatic rule. `closed`: the callee, with the arguments decided so far
+ * dropped, is a top-level function; `moving`: the params its recursion changes.
+ */
+export function specialisesHigherOrder(
+  callee: Continuation,
+  param: Param,
+  arg: Def,
+  closed: boolean,
+  moving: ReadonlySet<number>,
+): boolean {
+  if (typeOrder(param.type) === 0 || moving.has(param.index) || arg === param) return false;
+  return !(closed && param === callee.retParam && isStandardReturn(arg));
+}
+
+/** A return continuation the backend handles: some function's return param, or a block (first-order continuation). */
+export function isStandardReturn(a: Def): boolean {
+  return isReturnParam(a) || (a instanceof Continuation && a.hasBody && a.fnType.order === 1);
+}
+
+/** Indices of higher-order params that some recursive call inside `callee` changes. */
+export function nonStaticParams(callee: Continuation): Set<number> {
+  const moving = new Set<number>();
+  for (const c of new Scope(callee).continuations) {
+    if (!c.hasBody || c.callee !== callee || c.args.length !== callee.params.length) continue;
+    c.args.forEach((a, i) => {
+      if (a !== callee.param(i) && typeOrder(callee.param(i).type) > 0) moving.add(i);
+    });
+  }
+  return moving;
+}

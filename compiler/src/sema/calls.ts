@@ -1,0 +1,92 @@
+// `a(b)` is a call when `a` is a fn, and indexing when `a` is (a pointer to) an
+// array, a tuple or a simd vector.
+import type { Expr, ExprOf } from '../syntax/ast.ts';
+import type { Span } from '../syntax/diagnostics.ts';
+import type { Checker } from './checker.ts';
+import { autoDeref, checkCoerced, checkExpr, checkIndex } from './expr.ts';
+import { showType } from './infer.ts';
+import { directForm } from './type-ops.ts';
+import { i32T, prune, unit, type Type } from './types.ts';
+
+const errorT: Type = { tag: 'error' };
+const neverT: Type = { tag: 'never' };
+
+export function checkCall(ck: Checker, e: ExprOf<'call'>): Type {
+  const calleeT = checkExpr(ck, e.callee);
+  let t = prune(calleeT);
+  if (t.tag === 'var' && !t.lit) {
+    // Nothing is known about the callee yet: take it to be a direct-style fn.
+    const fnT: Type = { tag: 'fn', params: e.args.map(() => ck.u.fresh()), ret: ck.u.fresh() };
+    ck.u.unify(t, fnT);
+    t = fnT;
+  }
+  if (t.tag === 'fn') {
+    // A continuation-passing fn called without its return continuation is a direct call.
+    const f = directForm(t, e.args.length) ?? t;
+    checkArgs(ck, e.args, f.params, e.span, isJump(e.callee));
+    return f.ret ?? neverT;
+  }
+  const inner = autoDeref(t);
+  switch (inner.tag) {
+    case 'array':
+    case 'indefarray':
+    case 'simd':
+      if (oneIndex(ck, e)) checkIndex(ck, e.args[0]!);
+      return inner.elem;
+    case 'tuple':
+      return tupleIndex(ck, e, inner.elems, calleeT);
+    case 'error':
+    case 'never':
+      for (const a of e.args) checkExpr(ck, a);
+      return errorT;
+    default:
+      ck.error(e.callee.span, `expression of type '${showType(calleeT)}' is not callable`);
+      for (const a of e.args) checkExpr(ck, a);
+      return errorT;
+  }
+}
+
+function isJump(e: Expr): boolean {
+  return e.kind === 'return' || e.kind === 'break' || e.kind === 'continue';
+}
+
+/**
+ * Checks arguments against parameter types. `unitless`: the callee is a return
+ * continuation whose value type may still be open; calling it without arguments
+ * passes `()`.
+ */
+export function checkArgs(ck: Checker, args: readonly Expr[], params: readonly Type[], span: Span, unitless = false): void {
+  if (unitless && args.length === 0 && params.length === 1 && ck.u.unify(params[0]!, unit)) return;
+  if (args.length !== params.length) {
+    ck.error(span, `wrong number of arguments: expected ${params.length} but found ${args.length}`);
+  }
+  args.forEach((a, i) => {
+    const p = params[i];
+    if (p) checkCoerced(ck, a, p, ' as argument type');
+    else checkExpr(ck, a);
+  });
+}
+
+function oneIndex(ck: Checker, e: ExprOf<'call'>): boolean {
+  if (e.args.length === 1) return true;
+  ck.error(e.span, `wrong number of indices: expected 1 but found ${e.args.length}`);
+  for (const a of e.args) checkExpr(ck, a);
+  return false;
+}
+
+function tupleIndex(ck: Checker, e: ExprOf<'call'>, elems: readonly Type[], tupleT: Type): Type {
+  if (!oneIndex(ck, e)) return errorT;
+  const a = e.args[0]!;
+  const t = checkExpr(ck, a);
+  if (a.kind !== 'lit' || a.lit.kind !== 'int') {
+    ck.error(a.span, 'tuple index must be an integer literal');
+    return errorT;
+  }
+  ck.u.unify(t, i32T);
+  const el = elems[Number(a.lit.value)];
+  if (!el) {
+    ck.error(a.span, `tuple index ${a.lit.value} out of range for '${showType(tupleT)}'`);
+    return errorT;
+  }
+  return el;
+}

@@ -1,0 +1,151 @@
+// The entry point of sema: name resolution, type inference and checking of a
+// whole program, annotating the AST in place.
+import type { EnumDecl, FnDecl, Item, Module, StructDecl } from '../syntax/ast.ts';
+import type { DiagnosticSink } from '../syntax/diagnostics.ts';
+import { checkFnBody, checkStaticInit } from './bodies.ts';
+import { Checker } from './checker.ts';
+import { collectItems } from './collect.ts';
+import { showType } from './infer.ts';
+import { aliasType, fnSig, sigType, staticType, structFieldTypes, variantFieldTypes } from './items.ts';
+import type { Program } from './program.ts';
+import { Frame } from './scope.ts';
+import { paramMap, substType, typeEquals } from './type-ops.ts';
+import { prune, type Type } from './types.ts';
+
+export type { Program, FnSig, JumpTarget } from './program.ts';
+
+const errorT: Type = { tag: 'error' };
+
+export interface CheckOptions {
+  /** How many leading modules form the prelude (default 1). */
+  preludeModules?: number;
+}
+
+/**
+ * Checks `modules`, of which the leading ones are the prelude: their items form the
+ * outer scope, the items of all other modules one scope inside it (mutually visible,
+ * shadowing the prelude). A lone module is simply checked on its own.
+ */
+export function checkProgram(modules: Module[], sink: DiagnosticSink, options: CheckOptions = {}): Program {
+  const preludeCount = options.preludeModules ?? 1;
+  const preludeFrame = new Frame(null);
+  const userFrame = new Frame(preludeFrame);
+  const ck = new Checker(sink, userFrame);
+  const hooks = { sink, declared: (i: Item | FnDecl, f: Frame) => ck.declared(i, f) };
+  modules.forEach((m, i) => collectItems(m.items, i < preludeCount ? preludeFrame : userFrame, hooks));
+  reconcileWithPrelude(ck, preludeFrame, userFrame);
+  for (let item = ck.worklist.shift(); item; item = ck.worklist.shift()) checkItem(ck, item);
+
+  const mainEntry = userFrame.values.get('main') ?? preludeFrame.values.get('main');
+  const main = mainEntry?.kind === 'fn' && mainEntry.decl.body ? mainEntry.decl : null;
+  return {
+    modules,
+    fns: ck.fns,
+    externs: ck.externs.filter((d) => !ck.externAlias.has(d)),
+    exports: ck.fns.filter((d) => d.exported),
+    statics: ck.statics,
+    main,
+    signature: (d) => fnSig(ck, d),
+    staticType: (d) => staticType(ck, d),
+    bindingType: (b) => ck.bindingTypes.get(b) ?? errorT,
+    patternType: (p) => ck.patternTypes.get(p) ?? errorT,
+    fieldTypes: (decl, args) => structFieldTypes(ck, decl).map((t) => substType(t, paramMap(decl.typeParams, args))),
+    variantTypes: (decl, index, args) =>
+      variantFieldTypes(ck, decl, index).map((t) => substType(t, paramMap(decl.typeParams, args))),
+    coercions: ck.coercions,
+    jumps: ck.jumps,
+    forBodies: ck.forBodies,
+  };
+}
+
+/**
+ * A user's extern declaration of a fn the prelude declares with the same ABI stands
+ * for the prelude's declaration when the signatures agree; otherwise it is an error.
+ */
+function reconcileWithPrelude(ck: Checker, prelude: Frame, user: Frame): void {
+  for (const [name, ue] of user.values) {
+    const pe = prelude.values.get(name);
+    if (ue.kind !== 'fn' || pe?.kind !== 'fn') continue;
+    const u = ue.decl;
+    const p = pe.decl;
+    if (!u.abi || u.abi !== p.abi || u.body || p.body) continue;
+    if (sameSignature(ck, u, p)) {
+      user.values.set(name, pe);
+      ck.externAlias.set(u, p);
+    } else {
+      ck.error(u.name.span, `declaration of '${name}' does not match the prelude's '${sigText(ck, p)}'`);
+    }
+  }
+}
+
+function sameSignature(ck: Checker, a: FnDecl, b: FnDecl): boolean {
+  if (a.typeParams.length !== b.typeParams.length) return false;
+  const renamed = paramMap(a.typeParams, b.typeParams.map((decl): Type => ({ tag: 'param', decl })));
+  return typeEquals(substType(sigType(fnSig(ck, a)), renamed), sigType(fnSig(ck, b)));
+}
+
+function sigText(ck: Checker, d: FnDecl): string {
+  const tps = d.typeParams.length ? `[${d.typeParams.map((t) => t.name).join(', ')}]` : '';
+  return showType(sigType(fnSig(ck, d))).replace(/^fn/, `fn${tps}`);
+}
+
+function checkItem(ck: Checker, item: Item | FnDecl): void {
+  switch (item.kind) {
+    case 'fn':
+      fnSig(ck, item);
+      if (item.body) checkFnBody(ck, item);
+      else if (!item.abi) ck.error(item.name.span, `fn '${item.name.name}' has no body`);
+      if (item.exported && item.typeParams.length) ck.error(item.name.span, `exported fn '${item.name.name}' cannot be generic`);
+      return;
+    case 'static':
+      staticType(ck, item);
+      checkStaticInit(ck, item);
+      return;
+    case 'struct':
+      noDuplicates(ck, item.fields.map((f) => f.name), 'field');
+      structFieldTypes(ck, item);
+      if (containsByValue(ck, item, item)) ck.error(item.name.span, `recursive type '${item.name.name}' has infinite size`);
+      return;
+    case 'enum':
+      noDuplicates(ck, item.variants.map((v) => v.name), 'variant');
+      variantFieldTypes(ck, item, 0);
+      if (containsByValue(ck, item, item)) ck.error(item.name.span, `recursive type '${item.name.name}' has infinite size`);
+      return;
+    case 'typealias':
+      aliasType(ck, item);
+      return;
+    default:
+      return;
+  }
+}
+
+function noDuplicates(ck: Checker, names: readonly { name: string; span: Item['span'] }[], what: string): void {
+  const seen = new Set<string>();
+  for (const n of names) {
+    if (seen.has(n.name)) ck.error(n.span, `duplicate definition of ${what} '${n.name}'`);
+    seen.add(n.name);
+  }
+}
+
+/** Whether `decl`'s values contain a `target` directly (not behind a pointer). */
+function containsByValue(ck: Checker, decl: StructDecl | EnumDecl, target: StructDecl | EnumDecl, seen = new Set<object>()): boolean {
+  if (seen.has(decl)) return false;
+  seen.add(decl);
+  const fields = decl.kind === 'struct' ? structFieldTypes(ck, decl) : decl.variants.flatMap((_, i) => variantFieldTypes(ck, decl, i));
+  const visit = (t: Type): boolean => {
+    const p = prune(t);
+    switch (p.tag) {
+      case 'struct':
+      case 'enum':
+        return p.decl === target || containsByValue(ck, p.decl, target, seen) || p.args.some(visit);
+      case 'tuple':
+        return p.elems.some(visit);
+      case 'array':
+      case 'simd':
+        return visit(p.elem);
+      default:
+        return false;
+    }
+  };
+  return fields.some(visit);
+}

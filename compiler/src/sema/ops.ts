@@ -1,0 +1,221 @@
+// Operators, assignment and casts, and the place/mutability rules they share.
+import type { BinaryOp, Expr, ExprOf } from '../syntax/ast.ts';
+import type { Checker } from './checker.ts';
+import { checkCoerced, checkExpr } from './expr.ts';
+import { showType } from './infer.ts';
+import { lowerType } from './lower.ts';
+import { boolT, isInt, prune, unit, type Type } from './types.ts';
+
+const errorT: Type = { tag: 'error' };
+
+/** What an operator accepts, by operand class. */
+type OperandClass = 'numeric' | 'int' | 'intOrBool' | 'bool' | 'eq' | 'ord';
+
+function opClass(op: BinaryOp): OperandClass {
+  switch (op) {
+    case '+': case '-': case '*': case '/': case '%':
+      return 'numeric';
+    case '<<': case '>>':
+      return 'int';
+    case '&': case '|': case '^':
+      return 'intOrBool';
+    case '&&': case '||':
+      return 'bool';
+    case '==': case '!=':
+      return 'eq';
+    case '<': case '<=': case '>': case '>=':
+      return 'ord';
+  }
+}
+
+/** Whether operands of type `t` suit the class; undecided literals count as their kind. */
+function accepts(cls: OperandClass, t: Type): boolean {
+  const p = prune(t);
+  if (p.tag === 'error' || p.tag === 'never') return true;
+  if (p.tag === 'simd') return accepts(cls, p.elem);
+  if (p.tag === 'var') {
+    if (!p.lit) return true;
+    return cls === 'numeric' || cls === 'eq' || cls === 'ord' || (p.lit === 'int' && (cls === 'int' || cls === 'intOrBool'));
+  }
+  if (p.tag === 'ptr') return cls === 'eq';
+  if (p.tag !== 'prim') return false;
+  const n = p.name;
+  switch (cls) {
+    case 'numeric':
+    case 'ord':
+      return n !== 'bool';
+    case 'int':
+      return isInt(n);
+    case 'intOrBool':
+      return isInt(n) || n === 'bool';
+    case 'bool':
+      return n === 'bool';
+    case 'eq':
+      return true;
+  }
+}
+
+/** `bool`, or `simd[bool * N]` for comparisons of simd vectors. */
+function comparisonResult(t: Type): Type {
+  const p = prune(t);
+  return p.tag === 'simd' ? { tag: 'simd', elem: boolT, size: p.size } : boolT;
+}
+
+export function checkBinary(ck: Checker, e: ExprOf<'binary'>): Type {
+  const cls = opClass(e.op);
+  const l = checkExpr(ck, e.lhs, cls === 'bool' ? boolT : undefined);
+  const r = checkExpr(ck, e.rhs, l);
+  if (!ck.u.unify(l, r)) {
+    ck.mismatch(e.rhs.span, l, r);
+    return errorT;
+  }
+  operandCheck(ck, e, cls, l);
+  return cls === 'eq' || cls === 'ord' ? comparisonResult(l) : l;
+}
+
+function operandCheck(ck: Checker, e: Expr & { op: string }, cls: OperandClass, t: Type): void {
+  const report = () => {
+    if (!accepts(cls, t)) ck.error(e.span, `operator '${e.op}' cannot be applied to type '${showType(t)}'`);
+  };
+  // An operand whose type is still open may be fixed later in the body.
+  if (prune(t).tag === 'var' && !(prune(t) as { lit: unknown }).lit) ck.u.finalCheck(report);
+  else report();
+}
+
+export function checkAssign(ck: Checker, e: ExprOf<'assign'>): Type {
+  const l = checkExpr(ck, e.lhs);
+  requireMutablePlace(ck, e.lhs);
+  if (e.op === '=') {
+    checkCoerced(ck, e.rhs, l, ' in assignment');
+    return unit;
+  }
+  const r = checkExpr(ck, e.rhs, l);
+  if (!ck.u.unify(l, r)) ck.mismatch(e.rhs.span, l, r);
+  else operandCheck(ck, e, opClass(e.op.slice(0, -1) as BinaryOp), l);
+  return unit;
+}
+
+export function checkUnary(ck: Checker, e: ExprOf<'unary'>, exp: Type | undefined): Type {
+  const x = exp && prune(exp);
+  switch (e.op) {
+    case '-':
+    case '+': {
+      if (e.op === '-' && e.operand.kind === 'lit') ck.negated.add(e.operand);
+      const t = checkExpr(ck, e.operand, exp);
+      operandCheck(ck, e, 'numeric', t);
+      return t;
+    }
+    case '!': {
+      const t = checkExpr(ck, e.operand, exp);
+      operandCheck(ck, e, 'intOrBool', t);
+      return t;
+    }
+    case '*': {
+      const t = prune(checkExpr(ck, e.operand));
+      if (t.tag === 'ptr' || t.tag === 'owned') return t.pointee;
+      if (t.tag !== 'error' && t.tag !== 'never') ck.error(e.span, `type '${showType(t)}' cannot be dereferenced`);
+      return errorT;
+    }
+    case '&':
+    case '&mut': {
+      const t = checkExpr(ck, e.operand, x?.tag === 'ptr' ? x.pointee : undefined);
+      if (e.op === '&mut') requireMutablePlace(ck, e.operand, true);
+      return { tag: 'ptr', pointee: t, mutable: e.op === '&mut', addrSpace: 0 };
+    }
+    case '~': {
+      const t = checkExpr(ck, e.operand, x?.tag === 'owned' ? x.pointee : undefined);
+      return { tag: 'owned', pointee: t };
+    }
+    case '++':
+    case '--': {
+      const t = checkExpr(ck, e.operand);
+      requireMutablePlace(ck, e.operand);
+      operandCheck(ck, e, 'numeric', t);
+      return t;
+    }
+  }
+}
+
+/** A place's mutability, or why it is not one; `undefined` when it is not a place. */
+type PlaceInfo = { mutable: true } | { mutable: false; why: string } | undefined;
+
+function placeInfo(ck: Checker, e: Expr): PlaceInfo {
+  switch (e.kind) {
+    case 'path': {
+      const r = e.res;
+      if (!r) return { mutable: true }; // already reported
+      if (r.kind === 'local') {
+        return r.binding.mutable ? { mutable: true } : { mutable: false, why: `'${r.binding.name?.name ?? ''}'` };
+      }
+      if (r.kind === 'static') return r.decl.mutable ? { mutable: true } : { mutable: false, why: `static '${r.decl.name.name}'` };
+      return undefined;
+    }
+    case 'unary':
+      if (e.op !== '*') return undefined;
+      return pointerMutability(e.operand.type!);
+    case 'field':
+      return projection(ck, e.object);
+    case 'call': {
+      const t = prune(e.callee.type!);
+      if (t.tag === 'fn' || t.tag === 'var') return undefined;
+      return projection(ck, e.callee);
+    }
+    case 'hlt':
+      return placeInfo(ck, e.expr);
+    default:
+      return undefined;
+  }
+}
+
+/** A field or element of `base`: mutable through the last pointer it goes through, else like `base`. */
+function projection(ck: Checker, base: Expr): PlaceInfo {
+  let t = prune(base.type!);
+  if (t.tag !== 'ptr' && t.tag !== 'owned') return placeInfo(ck, base);
+  let last: Type = t;
+  while (t.tag === 'ptr' || t.tag === 'owned') {
+    last = t;
+    t = prune(t.pointee);
+  }
+  return pointerMutability(last);
+}
+
+function pointerMutability(t: Type): PlaceInfo {
+  const p = prune(t);
+  if (p.tag === 'owned' || (p.tag === 'ptr' && p.mutable)) return { mutable: true };
+  if (p.tag === 'ptr') return { mutable: false, why: `location behind '${showType(p)}'` };
+  return { mutable: true };
+}
+
+/**
+ * Assignment and `++`/`--` need a mutable place; `&mut` needs one unless it borrows
+ * a temporary (`temporaryOk`).
+ */
+function requireMutablePlace(ck: Checker, e: Expr, temporaryOk = false): void {
+  const info = placeInfo(ck, e);
+  if (!info) {
+    if (!temporaryOk) ck.error(e.span, 'cannot assign to this expression');
+  }
+  else if (!info.mutable) ck.error(e.span, `cannot assign to immutable ${info.why}`);
+}
+
+export function checkCast(ck: Checker, e: ExprOf<'cast'>): Type {
+  const from = checkExpr(ck, e.expr);
+  const to = lowerType(ck, e.target);
+  ck.u.finalCheck(() => {
+    if (!castable(prune(from), prune(to))) ck.error(e.span, `cannot cast '${showType(from)}' to '${showType(to)}'`);
+  });
+  return to;
+}
+
+function castable(a: Type, b: Type): boolean {
+  if (a.tag === 'error' || b.tag === 'error' || a.tag === 'never') return true;
+  const scalar = (t: Type) => t.tag === 'prim';
+  const pointer = (t: Type) => t.tag === 'ptr' || t.tag === 'owned';
+  if (scalar(a) && scalar(b)) return true;
+  if (pointer(a) && pointer(b)) return true;
+  if (pointer(a) && b.tag === 'prim' && isInt(b.name)) return true;
+  if (a.tag === 'prim' && isInt(a.name) && pointer(b)) return true;
+  if (a.tag === 'simd' && b.tag === 'simd') return a.size === b.size;
+  return a.tag === b.tag && showType(a) === showType(b);
+}
+
