@@ -63,9 +63,10 @@ export function preludeSources(): SourceFile[] {
 export function compileToLLVM(sources: readonly SourceFile[], opts: FrontendOptions): PipelineResult {
   const sink = new DiagnosticSink();
   try {
-    const modules = [...preludeSources(), ...sources].map((s) => parseModule(s, sink));
+    const prelude = preludeSources();
+    const modules = [...prelude, ...sources].map((s) => parseModule(s, sink));
     if (sink.hasErrors) return { ok: false, diagnostics: sink.list };
-    const program = checkProgram(modules, sink);
+    const program = checkProgram(modules, sink, { preludeModules: prelude.length });
     if (sink.hasErrors) return { ok: false, diagnostics: sink.list };
     const world = new World();
     const emitted = emitProgram(program, world, sink);
