@@ -4,8 +4,10 @@
 //  - neg/*.impala: must fail to compile with an error at every `// ERROR: line:col: text`.
 //  - support/accept.impala: `--emit-llvm -O2`, then `clang-19 x.ll support.c -o prog` links and runs.
 // Filter with vitest's -t, e.g. `npx vitest run tests/conformance.test.ts -t closure_`.
+// Environment: CONFORMANCE_JOBS (parallel builds), CONFORMANCE_BUILD_TIMEOUT_MS,
+// CONFORMANCE_INPROCESS=1 (build in this process), CONFORMANCE_KEEP=1 (keep the temp dir).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
+import { fork, spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -16,7 +18,7 @@ const POS = loadPrograms('pos');
 const NEG = loadPrograms('neg');
 const MIN_PROGRAMS = 170;
 const RUN_TIMEOUT_MS = 10_000;
-const TEST_TIMEOUT_MS = 180_000;
+const TEST_TIMEOUT_MS = 600_000;
 const SUPPORT_DIR = path.join(CORPUS_DIR, 'support');
 
 let tmp = '';
@@ -24,27 +26,140 @@ beforeAll(() => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'impala-conformance-'));
 });
 afterAll(() => {
+  pool.close();
   if (tmp && !process.env.CONFORMANCE_KEEP) fs.rmSync(tmp, { recursive: true, force: true });
 });
 
-/** Bounds how many builds run at once (each build may spawn clang), so ~2 cores stay busy. */
-class Pool {
-  private active = 0;
-  private readonly waiting: (() => void)[] = [];
-  constructor(private readonly limit: number) {}
-  async run<T>(job: () => Promise<T>): Promise<T> {
-    if (this.active >= this.limit) await new Promise<void>((resolve) => this.waiting.push(resolve));
-    this.active++;
-    try {
-      return await job();
-    } finally {
-      this.active--;
-      this.waiting.shift()?.();
+type BuildSources = Parameters<typeof buildProgram>[0];
+type BuildOptions = Parameters<typeof buildProgram>[1];
+type BuildResult = Awaited<ReturnType<typeof buildProgram>>;
+
+const REPO_ROOT = path.resolve(CORPUS_DIR, '..', '..');
+const WORKER_SCRIPT = path.join(CORPUS_DIR, 'build-worker.ts');
+const BUILD_TIMEOUT_MS = Number(process.env.CONFORMANCE_BUILD_TIMEOUT_MS ?? 90_000);
+const cores = typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
+const POOL_SIZE = Number(process.env.CONFORMANCE_JOBS ?? Math.max(2, Math.min(4, cores)));
+
+function failure(message: string): BuildResult {
+  return { ok: false, diagnostics: [{ severity: 'error', span: null, message }], rendered: message };
+}
+
+interface BuildWorker {
+  child: ChildProcess;
+  served: number;
+  dead: boolean;
+  stderr: string;
+}
+
+/**
+ * Runs buildProgram in a few child processes (tests/conformance/build-worker.ts): the compiler is
+ * synchronous, so this is what keeps two or more cores busy, and a crash, hang or out-of-memory in
+ * the compiler fails one program (with the process's stderr) instead of the whole suite.
+ * CONFORMANCE_INPROCESS=1 calls buildProgram in this process instead (one build at a time).
+ */
+class BuildPool {
+  private readonly idle: BuildWorker[] = [];
+  private readonly waiting: ((w: BuildWorker) => void)[] = [];
+  private live = 0;
+  private seq = 0;
+  private inProcessBusy: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly size: number,
+    private readonly recycleAfter = 25,
+  ) {}
+
+  private spawnWorker(): BuildWorker {
+    const child = fork(WORKER_SCRIPT, [], {
+      cwd: REPO_ROOT,
+      execArgv: ['--import', 'tsx', '--max-old-space-size=4096'],
+      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+    });
+    const w: BuildWorker = { child, served: 0, dead: false, stderr: '' };
+    child.stderr?.on('data', (b: Buffer) => {
+      w.stderr = (w.stderr + b.toString('utf8')).slice(-8000);
+    });
+    child.on('exit', () => {
+      w.dead = true;
+    });
+    return w;
+  }
+
+  private async acquire(): Promise<BuildWorker> {
+    for (let w = this.idle.pop(); w; w = this.idle.pop()) {
+      if (!w.dead) return w;
+      this.live--;
+    }
+    if (this.live < this.size) {
+      this.live++;
+      return this.spawnWorker();
+    }
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  /** Hands a healthy worker to the next job; `null` (or a worker due for recycling) frees a slot. */
+  private release(w: BuildWorker | null): void {
+    if (w && (w.dead || w.served >= this.recycleAfter)) {
+      w.child.kill('SIGKILL');
+      w = null;
+    }
+    const next = this.waiting.shift();
+    if (w) {
+      if (next) next(w);
+      else this.idle.push(w);
+    } else if (next) {
+      next(this.spawnWorker());
+    } else {
+      this.live--;
     }
   }
+
+  async build(sources: BuildSources, opts: BuildOptions): Promise<BuildResult> {
+    if (process.env.CONFORMANCE_INPROCESS) {
+      const run = this.inProcessBusy.then(() => buildProgram(sources, opts));
+      this.inProcessBusy = run.catch(() => undefined);
+      return run;
+    }
+    const w = await this.acquire();
+    const id = ++this.seq;
+    w.stderr = '';
+    const outcome = await new Promise<{ result: BuildResult; healthy: boolean }>((resolve) => {
+      const cleanup = () => {
+        clearTimeout(timer);
+        w.child.off('message', onMessage);
+        w.child.off('exit', onExit);
+      };
+      const onMessage = (m: { id: number; result?: BuildResult; error?: string }) => {
+        if (m.id !== id) return;
+        cleanup();
+        if (m.result) resolve({ result: m.result, healthy: true });
+        else resolve({ result: failure(`buildProgram threw:\n${m.error ?? '?'}`), healthy: true });
+      };
+      const onExit = (code: number | null, signal: string | null) => {
+        cleanup();
+        const how = signal ? `signal ${signal}` : `exit code ${code}`;
+        resolve({ result: failure(`the compiler process died (${how}); its stderr:\n${w.stderr}`), healthy: false });
+      };
+      const timer = setTimeout(() => {
+        cleanup();
+        resolve({ result: failure(`the build did not finish within ${BUILD_TIMEOUT_MS} ms`), healthy: false });
+      }, BUILD_TIMEOUT_MS);
+      w.child.on('message', onMessage);
+      w.child.on('exit', onExit);
+      if (w.dead) onExit(w.child.exitCode, w.child.signalCode);
+      else w.child.send({ id, sources, opts });
+    });
+    w.served++;
+    this.release(outcome.healthy ? w : (w.child.kill('SIGKILL'), null));
+    return outcome.result;
+  }
+
+  close(): void {
+    for (const w of this.idle) w.child.kill('SIGKILL');
+    this.idle.length = 0;
+  }
 }
-const cores = typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length;
-const pool = new Pool(Math.max(2, Math.min(4, cores)));
+const pool = new BuildPool(POOL_SIZE);
 
 interface RunResult {
   /** Exit code, or `signal SIGSEGV` / `timeout` when the process did not exit normally. */
@@ -117,18 +232,16 @@ describe('conformance corpus layout', () => {
 describe.concurrent('conformance: positive programs (-O1, run)', () => {
   for (const p of POS) {
     it(p.name, async ({ expect }) => {
-      await pool.run(async () => {
-        const exe = path.join(tmp, p.name);
-        const res = await buildProgram(sourcesOf(p), { optLevel: 1, kind: 'exe', output: exe });
-        if (!res.ok) {
-          expect.fail(`${p.relPath} failed to compile:\n${clip(res.rendered)}`);
-          return;
-        }
-        const run = await runProcess(res.output || exe, [], tmp);
-        const actual = { exit: run.status, stdout: bytes(run.stdout) };
-        const expected = { exit: p.exitCode, stdout: bytes(p.stdout) };
-        expect(actual, `${p.relPath}: exit status and stdout\nstderr:\n${clip(run.stderr)}`).toEqual(expected);
-      });
+      const exe = path.join(tmp, p.name);
+      const res = await pool.build(sourcesOf(p), { optLevel: 1, kind: 'exe', output: exe });
+      if (!res.ok) {
+        expect.fail(`${p.relPath} failed to compile:\n${clip(res.rendered)}`);
+        return;
+      }
+      const run = await runProcess(res.output || exe, [], tmp);
+      const actual = { exit: run.status, stdout: bytes(run.stdout) };
+      const expected = { exit: p.exitCode, stdout: bytes(p.stdout) };
+      expect(actual, `${p.relPath}: exit status and stdout\nstderr:\n${clip(run.stderr) || '(empty)'}`).toEqual(expected);
     }, TEST_TIMEOUT_MS);
   }
 });
@@ -136,30 +249,28 @@ describe.concurrent('conformance: positive programs (-O1, run)', () => {
 describe.concurrent('conformance: negative programs (must not compile)', () => {
   for (const p of NEG) {
     it(p.name, async ({ expect }) => {
-      await pool.run(async () => {
-        const res = await buildProgram(sourcesOf(p), { optLevel: 1, kind: 'llvm', output: path.join(tmp, `${p.name}.ll`) });
-        expect(res.ok, `${p.relPath} compiled, but must fail with ${p.errors.length} error(s)`).toBe(false);
-        const errors = res.diagnostics.filter((d) => d.severity === 'error');
-        const base = path.basename(p.relPath);
-        const listing = errors
-          .map((d) => (d.span ? `${d.span.file}:${d.span.line}:${d.span.col}: ${d.message}` : `(no span): ${d.message}`))
-          .join('\n');
-        const missing = p.errors.filter(
-          (e) =>
-            !errors.some(
-              (d) =>
-                d.span !== null &&
-                (d.span.file === p.relPath || path.basename(d.span.file) === base) &&
-                d.span.line === e.line &&
-                d.span.col === e.col &&
-                d.message.includes(e.message),
-            ),
-        );
-        expect(
-          missing.map((e) => `${e.line}:${e.col}: ${e.message}`),
-          `${p.relPath}: expected errors not reported. Reported errors:\n${clip(listing || '(none)')}`,
-        ).toEqual([]);
-      });
+      const res = await pool.build(sourcesOf(p), { optLevel: 1, kind: 'llvm', output: path.join(tmp, `${p.name}.ll`) });
+      expect(res.ok, `${p.relPath} compiled, but must fail with ${p.errors.length} error(s)`).toBe(false);
+      const errors = res.diagnostics.filter((d) => d.severity === 'error');
+      const base = path.basename(p.relPath);
+      const listing = errors
+        .map((d) => (d.span ? `${d.span.file}:${d.span.line}:${d.span.col}: ${d.message}` : `(no span): ${d.message}`))
+        .join('\n');
+      const missing = p.errors.filter(
+        (e) =>
+          !errors.some(
+            (d) =>
+              d.span !== null &&
+              (d.span.file === p.relPath || path.basename(d.span.file) === base) &&
+              d.span.line === e.line &&
+              d.span.col === e.col &&
+              d.message.includes(e.message),
+          ),
+      );
+      expect(
+        missing.map((e) => `${e.line}:${e.col}: ${e.message}`),
+        `${p.relPath}: expected errors not reported. Reported errors:\n${clip(listing || '(none)')}`,
+      ).toEqual([]);
     }, TEST_TIMEOUT_MS);
   }
 });
@@ -171,7 +282,7 @@ describe('conformance: acceptance (--emit-llvm -O2, clang-19 x.ll support.c)', (
     const expectedExit = Number(/^\s*\/\/\s*EXIT:\s*(\d+)\s*$/m.exec(text)?.[1] ?? 0);
     const dir = fs.mkdtempSync(path.join(tmp, 'accept-'));
     const ll = path.join(dir, 'x.ll');
-    const res = await buildProgram([{ path: 'tests/conformance/support/accept.impala', text }], {
+    const res = await pool.build([{ path: 'tests/conformance/support/accept.impala', text }], {
       optLevel: 2,
       kind: 'llvm',
       output: ll,
