@@ -135,6 +135,28 @@ describe('LLVM control flow', () => {
     expect(dir).toBe('');
   });
 
+  it('passes function pointers through block params', () => {
+    const w = new World();
+    const i32 = w.prim('i32');
+    const inc = func(w, 'inc', [i32], i32);
+    inc.jump(inc.param(2), [inc.param(0), w.arith('add', inc.param(1), w.litI32(1))]);
+    const dec = func(w, 'dec', [i32], i32);
+    dec.jump(dec.param(2), [dec.param(0), w.arith('sub', dec.param(1), w.litI32(1))]);
+    const f = func(w, 'pick', [w.prim('bool'), i32], i32, true);
+    const [m, up, x, ret] = f.params;
+    const a = block(w, 'a');
+    const b = block(w, 'b');
+    const join = block(w, 'join', [inc.fnType]);
+    w.branch(f, m!, up!, a, b);
+    a.jump(join, [a.param(0), inc]);
+    b.jump(join, [b.param(0), dec]);
+    join.jump(join.param(1), [join.param(0), x!, ret!]);
+    const ir = emitLLVM(w);
+    expect(ir).toMatch(/phi ptr \[ @inc, %a \], \[ @dec, %b \]/);
+    verifyIR(ir);
+    expect(runWithC(ir, '#include <stdio.h>\n#include <stdbool.h>\nint pick(bool, int);\nint main(void) { printf("%d %d\\n", pick(true, 5), pick(false, 5)); return 0; }')).toBe('6 4\n');
+  });
+
   it('gives main with a void return an i32 exit status of 0', () => {
     const w = new World();
     const main = func(w, 'main', [], null, true);

@@ -23,6 +23,19 @@ describe('backend errors', () => {
     expect(() => emitLLVM(w)).toThrow(/in 'f_\d+.*'add_x_\d+.*(closure|higher-order)/);
   });
 
+  it('rejects a function nested in another one that was not lowered to blocks', () => {
+    const w = new World();
+    const i32 = w.prim('i32');
+    const f = func(w, 'f', [i32], i32, true);
+    // `twice_x(y) = y * x` returns through its own return param but uses f's x.
+    const nested = w.continuation(f.fnType, 'twice_x');
+    nested.jump(nested.param(2), [nested.param(0), w.arith('mul', nested.param(1), f.param(1))]);
+    const k = block(w, 'k', [i32]);
+    f.jump(nested, [f.param(0), w.litI32(2), k]);
+    k.jump(f.param(2), [k.param(0), k.param(1)]);
+    expect(() => emitLLVM(w)).toThrow(/in 'f_\d+.*'twice_x_\d+.*is a function nested in this function \(it receives the continuation 'k_\d+/);
+  });
+
   it('rejects a jump into a block of another function', () => {
     const w = new World();
     const i32 = w.prim('i32');

@@ -5,7 +5,7 @@ import { Continuation, type Def } from '../ir/defs.ts';
 import { Scope } from '../ir/scope.ts';
 import { FnType } from '../ir/types.ts';
 import { describe, fail } from './errors.ts';
-import type { Program } from './program.ts';
+import { describeParams, type Program } from './program.ts';
 
 /** Where a branch or match goes: a block, or an edge that leaves the function (return, no-return call). */
 export type Target = { kind: 'block'; block: Continuation } | { kind: 'exit'; term: Terminator };
@@ -86,10 +86,10 @@ function blockOf(fn: Continuation, scope: Scope, program: Program, d: Def): Cont
   if (d.isIntrinsic || d.isImported || program.isFunction(d)) return null;
   if (!d.hasBody) fail(fn, `jumps to '${describe(d)}', which has no body and is neither imported nor an intrinsic`);
   if (!scope.contains(d) && !program.isClosed(d)) {
+    if (d.retParam) {
+      fail(fn, `calls '${describe(d)}', which uses parameters outside its scope (${describeParams(program.freeParams(d))}): a closure that transform/ did not convert`);
+    }
     fail(fn, `non-local jump to '${describe(d)}', a block of another function`);
-  }
-  if (!d.fnType.isFirstOrder) {
-    fail(fn, `'${describe(d)}' is a higher-order continuation nested in this function: a closure that transform/ did not eliminate or convert`);
   }
   return d;
 }
@@ -115,6 +115,13 @@ function classifyJump(
   const block = asBlock(callee);
   if (block) {
     if (block.params.length !== args.length) fail(fn, `jumps to '${describe(block)}' with ${args.length} arguments`);
+    // A block may receive function pointers, but a block that receives a continuation
+    // of this function (a label, or the return continuation) is a nested function.
+    for (const a of args) {
+      if (a === fn.retParam || (a instanceof Continuation && asBlock(a))) {
+        fail(fn, `'${describe(block)}' is a function nested in this function (it receives the continuation '${describe(a)}'): transform/ must lower it to control-flow form`);
+      }
+    }
     return { kind: 'jump', block, args };
   }
   if (callee === fn.retParam) return { kind: 'return', args };

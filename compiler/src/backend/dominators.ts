@@ -4,11 +4,38 @@ import type { Continuation } from '../ir/defs.ts';
 import type { CFG } from './cfg.ts';
 
 export class DomTree {
+  /** Pre- and post-order numbers in the dominator tree: dominance is interval nesting, O(1). */
+  private readonly pre = new Map<Continuation, number>();
+  private readonly post = new Map<Continuation, number>();
+
   constructor(
     readonly entry: Continuation,
     private readonly idoms: Map<Continuation, Continuation>,
     private readonly depths: Map<Continuation, number>,
-  ) {}
+  ) {
+    const children = new Map<Continuation, Continuation[]>();
+    for (const [b, d] of idoms) {
+      if (b === entry) continue;
+      const kids = children.get(d);
+      if (kids) kids.push(b);
+      else children.set(d, [b]);
+    }
+    let clock = 0;
+    const stack: { b: Continuation; next: number }[] = [{ b: entry, next: 0 }];
+    this.pre.set(entry, clock++);
+    while (stack.length) {
+      const top = stack[stack.length - 1]!;
+      const kids = children.get(top.b) ?? [];
+      if (top.next < kids.length) {
+        const k = kids[top.next++]!;
+        this.pre.set(k, clock++);
+        stack.push({ b: k, next: 0 });
+      } else {
+        this.post.set(top.b, clock++);
+        stack.pop();
+      }
+    }
+  }
 
   /** The immediate dominator; the entry has none. */
   idom(b: Continuation): Continuation | null {
@@ -20,9 +47,7 @@ export class DomTree {
   }
 
   dominates(a: Continuation, b: Continuation): boolean {
-    let x: Continuation | null = b;
-    while (x && this.depth(x) > this.depth(a)) x = this.idom(x);
-    return x === a;
+    return this.pre.get(a)! <= this.pre.get(b)! && this.post.get(b)! <= this.post.get(a)!;
   }
 
   /** The deepest block dominating both. */

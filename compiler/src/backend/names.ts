@@ -12,6 +12,8 @@ export function symbol(name: string): string {
 
 export class NameTable {
   private readonly used = new Set<string>();
+  /** Next suffix to try per base name, so a thousand `%add`s cost linear time. */
+  private readonly next = new Map<string, number>();
 
   /** Claims `name` exactly; false when it is already taken. */
   claim(name: string): boolean {
@@ -24,6 +26,11 @@ export class NameTable {
   fresh(hint: string): string {
     const base = hint.replace(/[^A-Za-z0-9_.]/g, '_').replace(/^(?=[0-9])/, '_') || 'v';
     if (this.claim(base)) return base;
-    for (let i = 1; ; i++) if (this.claim(`${base}.${i}`)) return `${base}.${i}`;
+    for (let i = this.next.get(base) ?? 1; ; i++) {
+      if (this.claim(`${base}.${i}`)) {
+        this.next.set(base, i + 1);
+        return `${base}.${i}`;
+      }
+    }
   }
 }

@@ -8,9 +8,9 @@
 //   - an intrinsic (branch, match, atomic, …), handled where it is called;
 //   - a block: everything else with a body; the CFG of the function that jumps
 //     to it checks that it really is one.
-import { Continuation, type Def, PrimOp } from '../ir/defs.ts';
+import { Continuation, type Def, type Param, PrimOp } from '../ir/defs.ts';
 import { Scope } from '../ir/scope.ts';
-import { fail } from './errors.ts';
+import { describe, fail } from './errors.ts';
 
 export interface Program {
   /** Functions to define, exported ones first, in a stable order. */
@@ -19,16 +19,19 @@ export interface Program {
   isFunction(c: Continuation): boolean;
   /** True when `c` has no free params (so it may serve as a block of any function that jumps to it). */
   isClosed(c: Continuation): boolean;
+  /** The params `c`'s scope uses without owning them. */
+  freeParams(c: Continuation): ReadonlySet<Param>;
 }
 
 export function collectProgram(roots: Iterable<Continuation>): Program {
   const reached = reachableContinuations(roots);
-  const closedCache = new Map<Continuation, boolean>();
-  const isClosed = (c: Continuation): boolean => {
-    let r = closedCache.get(c);
-    if (r === undefined) closedCache.set(c, (r = new Scope(c).freeParams().size === 0));
+  const freeCache = new Map<Continuation, Set<Param>>();
+  const freeParams = (c: Continuation): Set<Param> => {
+    let r = freeCache.get(c);
+    if (r === undefined) freeCache.set(c, (r = new Scope(c).freeParams()));
     return r;
   };
+  const isClosed = (c: Continuation): boolean => freeParams(c).size === 0;
   const functions: Continuation[] = [];
   const imports: Continuation[] = [];
   for (const c of reached) {
@@ -41,7 +44,7 @@ export function collectProgram(roots: Iterable<Continuation>): Program {
     const wantsFunction = c.external || c.retParam !== null || hasValueUse(c);
     if (!wantsFunction) continue;
     if (!isClosed(c)) {
-      if (c.external) fail(c, 'an exported function must not use parameters of another function');
+      if (c.external) fail(c, `an exported function uses parameters outside its scope: ${describeParams(freeParams(c))}`);
       // A nested function or a closure that transform/ did not eliminate or convert:
       // the CFG of its enclosing function reports it with more context.
       continue;
@@ -51,7 +54,7 @@ export function collectProgram(roots: Iterable<Continuation>): Program {
   functions.sort((a, b) => Number(b.external) - Number(a.external) || a.gid - b.gid);
   imports.sort((a, b) => a.gid - b.gid);
   const functionSet = new Set(functions);
-  return { functions, imports, isFunction: (c) => functionSet.has(c), isClosed };
+  return { functions, imports, isFunction: (c) => functionSet.has(c), isClosed, freeParams };
 }
 
 /** Continuations reachable from `roots` through bodies and primop operands. */
@@ -90,4 +93,8 @@ export function isControlOperand(user: Continuation, index: number): boolean {
   if (callee instanceof Continuation && callee.intrinsic === 'branch') return argIndex === 2 || argIndex === 3;
   if (callee instanceof Continuation && callee.intrinsic === 'match') return argIndex === 2 || (argIndex >= 4 && argIndex % 2 === 0);
   return argIndex === user.ops.length - 2;
+}
+
+export function describeParams(ps: Iterable<Param>): string {
+  return [...ps].map((p) => `'${p.label}' of '${describe(p.continuation)}'`).join(', ');
 }

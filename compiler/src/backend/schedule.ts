@@ -129,7 +129,12 @@ function placementOperands(p: PrimOp): readonly Def[] {
 function orderWithinBlock(ps: readonly PrimOp[]): PrimOp[] {
   const here = new Set(ps);
   const loadsOf = new Map<Def, PrimOp[]>();
-  for (const p of ps) if (p.tag === 'load') loadsOf.set(p.op(0), [...(loadsOf.get(p.op(0)) ?? []), p]);
+  for (const p of ps) {
+    if (p.tag !== 'load') continue;
+    const loads = loadsOf.get(p.op(0));
+    if (loads) loads.push(p);
+    else loadsOf.set(p.op(0), [p]);
+  }
   const deps = (p: PrimOp): PrimOp[] => {
     const d = p.ops.filter((o): o is PrimOp => o instanceof PrimOp && here.has(o));
     if (pinned.has(p.tag) && p.tag !== 'load') d.push(...(loadsOf.get(p.op(0)) ?? []));

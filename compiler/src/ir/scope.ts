@@ -41,15 +41,22 @@ export class Scope {
     return c.ops.filter((o): o is Continuation => o instanceof Continuation && o !== this.entry && this.defs.has(o));
   }
 
+  /** Iterative: fully unrolled code chains thousands of blocks. */
   private reversePostOrder(): Continuation[] {
-    const seen = new Set<Continuation>();
+    const seen = new Set<Continuation>([this.entry]);
     const post: Continuation[] = [];
-    const visit = (c: Continuation): void => {
-      seen.add(c);
-      for (const s of this.successors(c)) if (!seen.has(s)) visit(s);
-      post.push(c);
-    };
-    visit(this.entry);
+    const stack: [Continuation, Continuation[]][] = [[this.entry, this.successors(this.entry)]];
+    while (stack.length) {
+      const top = stack[stack.length - 1]!;
+      const next = top[1].pop();
+      if (next === undefined) {
+        stack.pop();
+        post.push(top[0]);
+      } else if (!seen.has(next)) {
+        seen.add(next);
+        stack.push([next, this.successors(next)]);
+      }
+    }
     const rpo = post.reverse();
     // Continuations only referenced from primops or as values are still part of the scope.
     for (const d of this.defs) if (d instanceof Continuation && !seen.has(d)) rpo.push(d);
@@ -60,17 +67,15 @@ export class Scope {
   freeParams(): Set<Param> {
     const free = new Set<Param>();
     const seen = new Set<Def>();
-    const visit = (d: Def): void => {
-      if (seen.has(d)) return;
+    const work: Def[] = [];
+    for (const d of this.defs) work.push(...d.ops);
+    while (work.length) {
+      const d = work.pop()!;
+      if (seen.has(d) || this.defs.has(d)) continue;
       seen.add(d);
-      if (this.defs.has(d)) {
-        for (const o of d.ops) visit(o);
-        return;
-      }
       if (d instanceof Param) free.add(d);
-      else if (d instanceof PrimOp && !isStatic(d)) for (const o of d.ops) visit(o);
-    };
-    for (const d of this.defs) for (const o of d.ops) visit(o);
+      else if (d instanceof PrimOp && !isStatic(d)) work.push(...d.ops);
+    }
     return free;
   }
 
@@ -78,16 +83,15 @@ export class Scope {
   freeContinuations(): Set<Continuation> {
     const free = new Set<Continuation>();
     const seen = new Set<Def>();
-    const visit = (d: Def): void => {
-      if (seen.has(d)) return;
+    const work: Def[] = [];
+    for (const d of this.defs) work.push(...d.ops);
+    while (work.length) {
+      const d = work.pop()!;
+      if (seen.has(d) || this.defs.has(d)) continue;
       seen.add(d);
-      if (d instanceof Continuation && !this.defs.has(d)) {
-        free.add(d);
-        return;
-      }
-      if (d instanceof PrimOp && !this.defs.has(d)) for (const o of d.ops) visit(o);
-    };
-    for (const d of this.defs) for (const o of d.ops) visit(o);
+      if (d instanceof Continuation) free.add(d);
+      else if (d instanceof PrimOp) work.push(...d.ops);
+    }
     return free;
   }
 }

@@ -17,6 +17,8 @@ export class World {
   readonly continuations = new Set<Continuation>();
   private readonly cse = new Map<string, PrimOp>();
   private readonly intrinsics = new Map<string, Continuation>();
+  /** What `replace` replaced each def by (see `current`). */
+  private readonly replacedBy = new WeakMap<Def, Def>();
   private nextUnique = 0;
 
   // ------------------------------------------------------------ types (shorthands)
@@ -107,6 +109,38 @@ export class World {
   forget(c: Continuation): void {
     c.clearBody();
     this.continuations.delete(c);
+  }
+
+  /**
+   * Drops the primops that no registered continuation's body reaches (directly or
+   * through other primops) from the CSE table and from their operands' use lists.
+   * `replace` rebuilds the users of a replaced def but cannot delete the old ones;
+   * left in the use lists, they make a `Scope` include primops over params of
+   * continuations that are long gone, i.e. free variables no live code has.
+   * Filters count as uses: they are brought up to date (`current`) and kept.
+   * Call it after forgetting unreachable continuations.
+   */
+  sweep(): void {
+    const live = new Set<PrimOp>();
+    const stack: Def[] = [];
+    for (const c of this.continuations) {
+      stack.push(...c.ops);
+      if (c.filter) {
+        c.filter = c.filter.map((f) => this.current(f));
+        stack.push(...c.filter);
+      }
+    }
+    while (stack.length) {
+      const d = stack.pop()!;
+      if (!(d instanceof PrimOp) || live.has(d)) continue;
+      live.add(d);
+      stack.push(...d.ops);
+    }
+    for (const [key, p] of this.cse) {
+      if (live.has(p)) continue;
+      this.cse.delete(key);
+      p.ops.forEach((o, i) => o.uses.delete(`${p.gid}:${i}`));
+    }
   }
 
   // ------------------------------------------------------------ primop construction
@@ -396,18 +430,30 @@ export class World {
     }
   }
 
+  /** `d` as it is now, followed through every `replace` since (for references kept outside the graph: filters). */
+  current(d: Def): Def {
+    const seen = new Set<Def>();
+    for (let next = this.replacedBy.get(d); next && !seen.has(next); next = this.replacedBy.get(d)) {
+      seen.add(d);
+      d = next;
+    }
+    return d;
+  }
+
   /**
    * Replaces `old` by `replacement` everywhere: continuation bodies are rewired and
    * primop users rebuilt (and folded) recursively.
    */
   replace(old: Def, replacement: Def): void {
     if (old === replacement) return;
+    this.replacedBy.set(old, replacement);
     for (const use of [...old.uses.values()]) {
       const user = use.user;
       if (user instanceof Continuation) {
         user.updateOp(use.index, replacement);
       } else if (user instanceof PrimOp) {
-        const ops = user.ops.map((o, i) => (i === use.index ? replacement : o));
+        // Every operand slot holding `old` at once: `mul(p, p)` must not become `mul(x, p)`.
+        const ops = user.ops.map((o) => (o === old ? replacement : o));
         this.replace(user, this.rebuild(user, ops));
       }
     }
@@ -434,19 +480,27 @@ export function elementType(t: IRType, index: number | undefined): IRType {
   throw new Error(`internal: no element type for ${t}`);
 }
 
-/** True when `d` depends on no param and no effect: a compile-time constant. */
-export function isStatic(d: Def): boolean {
-  if (d instanceof Param) return false;
-  if (d instanceof Continuation) return true;
-  const p = d as PrimOp;
-  switch (p.tag) {
-    case 'hlt': case 'load': case 'store': case 'enter': case 'slot': case 'alloc': case 'known': case 'bottom':
-      return false;
-    case 'global':
-      return !(p.payload as { mutable: boolean }).mutable;
-    default:
-      return p.ops.every(isStatic);
+/** True when `d` depends on no param and no effect: a compile-time constant. Iterative: unrolled code builds deep chains. */
+export function isStatic(root: Def): boolean {
+  const seen = new Set<Def>();
+  const work: Def[] = [root];
+  while (work.length) {
+    const d = work.pop()!;
+    if (seen.has(d) || d instanceof Continuation) continue;
+    seen.add(d);
+    if (d instanceof Param) return false;
+    const p = d as PrimOp;
+    switch (p.tag) {
+      case 'hlt': case 'load': case 'store': case 'enter': case 'slot': case 'alloc': case 'known': case 'bottom':
+        return false;
+      case 'global':
+        if ((p.payload as { mutable: boolean }).mutable) return false;
+        break;
+      default:
+        work.push(...p.ops);
+    }
   }
+  return true;
 }
 
 export function normaliseLit(t: PrimType, v: LitValue): LitValue {
