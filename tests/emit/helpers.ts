@@ -1,12 +1,13 @@
 // Shared by the emit tests: compile Impala source (with the prelude) to a World,
-// and inspect the resulting graph.
+// inspect the resulting graph, and run it in the IR interpreter.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { Continuation, type Def, Param, PrimOp, type PrimOpTag, type World } from '../../compiler/src/ir/index.ts';
-import { World as IRWorld } from '../../compiler/src/ir/index.ts';
+import { Continuation, type Def, Param, PrimOp, type PrimOpTag, World } from '../../compiler/src/ir/index.ts';
+import { verify } from '../../compiler/src/ir/verify.ts';
 import { DiagnosticSink, parseModule, renderDiagnostics } from '../../compiler/src/syntax/index.ts';
 import { checkProgram } from '../../compiler/src/sema/check.ts';
 import { emitProgram, type EmitResult } from '../../compiler/src/emit/index.ts';
+import { interpret } from '../../compiler/src/interp/index.ts';
 
 const preludePath = fileURLToPath(new URL('../../compiler/lib/prelude.impala', import.meta.url));
 const prelude = { path: 'prelude.impala', text: readFileSync(preludePath, 'utf8') };
@@ -16,31 +17,44 @@ export interface Emitted extends EmitResult {
   sink: DiagnosticSink;
 }
 
-/** Parses, checks and emits `text`; throws with rendered diagnostics on any error. */
+function check(text: string, sink: DiagnosticSink) {
+  const user = { path: 'test.impala', text };
+  const program = checkProgram([parseModule(prelude, sink), parseModule(user, sink)], sink);
+  if (sink.hasErrors) throw new Error(renderDiagnostics(sink.list, [prelude, user]));
+  return program;
+}
+
+/** Parses, checks and emits `text`; throws with the diagnostics on any error. */
 export function emit(text: string): Emitted {
   const sink = new DiagnosticSink();
-  const user = { path: 'test.impala', text };
-  const modules = [parseModule(prelude, sink), parseModule(user, sink)];
-  if (sink.hasErrors) throw new Error(renderDiagnostics(sink.list, [prelude, user]));
-  const program = checkProgram(modules, sink);
-  if (sink.hasErrors) throw new Error(renderDiagnostics(sink.list, [prelude, user]));
-  const world = new IRWorld();
+  const program = check(text, sink);
+  const world = new World();
   const result = emitProgram(program, world, sink);
+  if (sink.hasErrors) throw new Error(sink.list.map((d) => d.message).join('\n'));
   return { ...result, world, sink };
 }
 
-/** Emits `text` and returns the emit-time diagnostics (sema must accept it). */
+/** The messages emit reports for `text` (which sema must accept). */
 export function emitErrors(text: string): string[] {
   const sink = new DiagnosticSink();
-  const user = { path: 'test.impala', text };
-  const modules = [parseModule(prelude, sink), parseModule(user, sink)];
-  const program = checkProgram(modules, sink);
-  if (sink.hasErrors) throw new Error(renderDiagnostics(sink.list, [prelude, user]));
-  emitProgram(program, new IRWorld(), sink);
+  const program = check(text, sink);
+  emitProgram(program, new World(), sink);
   return sink.list.map((d) => d.message);
 }
 
-/** Every def reachable from `roots` through operands and continuation bodies. */
+/**
+ * Emits `text`, checks the graph with the verifier and runs `main` (no arguments)
+ * in the IR interpreter: the reference semantics, straight from emission.
+ */
+export function run(text: string): { stdout: string; result: unknown } {
+  const r = emit(text);
+  const problems = verify(r.world).filter((p) => !p.startsWith('note:'));
+  if (problems.length) throw new Error(`verifier:\n${problems.join('\n')}`);
+  const out = interpret(r.world, r.main!, [], { stepLimit: 1_000_000 });
+  return { stdout: out.stdout, result: out.result };
+}
+
+/** Every def reachable from `roots` through operands, params' continuations and filters. */
 export function reachable(roots: readonly Def[]): Set<Def> {
   const seen = new Set<Def>();
   const stack = [...roots];
@@ -68,17 +82,9 @@ export function jumpsTo(roots: readonly Def[], kind: string): Continuation[] {
   return continuations(roots).filter((c) => c.hasBody && c.callee instanceof Continuation && c.callee.intrinsic === kind);
 }
 
-/** A readable listing of the continuations reachable from `roots`, for failing tests. */
-export function dump(roots: readonly Def[]): string {
-  const name = (d: Def): string => {
-    if (d instanceof PrimOp) {
-      if (d.tag === 'lit') return `${String(d.payload)}:${d.type}`;
-      return `${d.tag}(${d.ops.map(name).join(', ')})`;
-    }
-    return d.label;
-  };
-  return continuations(roots)
-    .filter((c) => c.hasBody)
-    .map((c) => `${c.label}(${c.params.map((p) => `${p.label}: ${p.type}`).join(', ')}) = ${name(c.callee)}(${c.args.map(name).join(', ')})`)
-    .join('\n');
+/** The continuation named `name` reachable from `roots`. */
+export function named(roots: readonly Def[], name: string): Continuation {
+  const c = continuations(roots).find((k) => k.name === name);
+  if (!c) throw new Error(`no continuation '${name}'`);
+  return c;
 }

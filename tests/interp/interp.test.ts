@@ -291,6 +291,20 @@ describe('interpreter: memory', () => {
     expect(() => interpret(b.w, oob, [4n])).toThrow(/out-of-bounds load/);
   });
 
+  it('indexes from an element when its address is viewed as an array (a slice)', () => {
+    const b = new Builder();
+    const { w, i32 } = b;
+    const arrT = w.types.indefiniteArray(i32);
+    const f = b.fn('f', [w.types.ptr(arrT)], i32);
+    const [mem, a, ret] = f.params;
+    const slice = w.bitcast(w.types.ptr(arrT), w.lea(a!, 3));
+    const l = w.load(mem!, w.lea(slice, 2));
+    f.jump(ret!, [w.extract(l, 0), w.extract(l, 1)]);
+    expect(verify(b.w)).toEqual([]);
+    const data = arrayPointer(b.w.types, i32, [0n, 10n, 20n, 30n, 40n, 50n, 60n]);
+    expect(interpret(b.w, f, [data]).result).toBe(50n);
+  });
+
   it('returns pointers as Pointer values', () => {
     const b = new Builder();
     const { w, i32 } = b;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { Continuation } from '../../compiler/src/ir/defs.ts';
+import { Continuation, PrimOp } from '../../compiler/src/ir/defs.ts';
 import { verify } from '../../compiler/src/ir/verify.ts';
 import type { World } from '../../compiler/src/ir/world.ts';
 import { DiagnosticSink } from '../../compiler/src/syntax/diagnostics.ts';
@@ -68,15 +68,15 @@ describe('closure conversion', () => {
     expect(optimised(b).list).toEqual([]);
     expect(verify(b.w).filter((l) => !l.startsWith('note:'))).toEqual([]);
     expect(backendViolations(b.w)).toEqual([]);
-    const entry = [...b.w.continuations].find((c) => c.external && c.hasBody)!;
-    expect(entry).not.toBe(main);
-    expect(runIR(entry, [10n, 3n]).result).toEqual([19n]);
+    // main's type has no function value in it: it is rewritten in place and stays the exported object.
+    expect([...b.w.continuations].filter((c) => c.external && c.hasBody)).toEqual([main]);
+    expect(runIR(main, [10n, 3n]).result).toEqual([19n]);
     const names = reachable(b.w).continuations.map((c) => c.name);
     expect(names).toContain('lam.code');
     expect(names).toContain('dbl.cc');
   });
 
-  it('lifts a local closure that is recursive with changing return continuations; calls pass its environment', () => {
+  it('lambda-lifts a local function that recursion keeps nested: calls pass the captured values, nothing is allocated', () => {
     const b = new Builder();
     const main = buildLocalFib(b);
     const fib = (k: bigint, c: bigint): bigint => (k < 2n ? k + c : fib(k - 1n, c) + fib(k - 2n, c));
@@ -89,10 +89,9 @@ describe('closure conversion', () => {
     const entry = [...b.w.continuations].find((c) => c.external && c.hasBody)!;
     expect(cases.map((a) => runIR(entry, a).result)).toEqual(expected);
     const code = reachable(b.w).continuations.find((c) => c.name === 'fib.code')!;
-    // Recursive calls inside the code reuse its own environment: no allocation in the code.
-    const allocs = reachable(b.w).primops.filter((p) => p.tag === 'alloc');
-    expect(allocs).toHaveLength(1);
     expect(new FreeParams([code]).isClosed(code)).toBe(true);
+    expect(String(code.param(1).type)).toBe('(i32)');
+    expect(reachable(b.w).primops.filter((p) => p.tag === 'alloc')).toEqual([]);
   });
 
   it('handles recursion that wraps a closure through a second function', () => {
@@ -115,6 +114,53 @@ describe('closure conversion', () => {
       expect.stringContaining("cannot compile a non-local jump out of 'break'"),
     ]);
     expect(sink.list[0]!.span).toEqual(brk.span);
+  });
+
+  it('hands parallel its body as a record, but leaves a vectorize body a continuation', () => {
+    const b = new Builder();
+    const { w } = b;
+    const bodyT = b.fn([b.i32], null);
+    const parallel = w.intrinsic('parallel', b.fn([b.i32, b.i32, b.i32, bodyT], null));
+    const vectorize = w.intrinsic('vectorize', b.fn([b.i32, b.i32, b.i32, bodyT], null));
+    const main = b.func([b.i32], null, 'main', ['n']);
+    main.external = true;
+    const [mem, n, ret] = main.params;
+    const entered = w.enter(mem!);
+    const out = w.slot(w.extract(entered, 1), b.i32);
+    const pbody = b.func([b.i32], null, 'pbody', ['i']);
+    pbody.jump(pbody.param(2), [w.store(pbody.param(0), out, w.arith('add', pbody.param(1), n!))]);
+    const vbody = b.func([b.i32], null, 'vbody', ['i']);
+    vbody.jump(vbody.param(2), [w.store(vbody.param(0), out, w.arith('mul', vbody.param(1), n!))]);
+    const next = b.block('next');
+    main.jump(parallel, [w.extract(entered, 0), b.lit(0), b.lit(0), n!, pbody, next]);
+    next.jump(vectorize, [next.param(0), b.lit(8), b.lit(0), n!, vbody, ret!]);
+    expect(optimised(b).list).toEqual([]);
+    expect(verify(b.w).filter((l) => !l.startsWith('note:'))).toEqual([]);
+    const calls = reachable(b.w).continuations.filter((c) => c.hasBody && c.callee instanceof Continuation && c.callee.isIntrinsic);
+    const par = calls.find((c) => (c.callee as Continuation).intrinsic === 'parallel')!;
+    const vec = calls.find((c) => (c.callee as Continuation).intrinsic === 'vectorize')!;
+    const record = par.arg(4) as PrimOp;
+    expect(record.tag).toBe('tuple');
+    expect((record.op(0) as Continuation).name).toBe('pbody.code');
+    expect(vec.arg(4)).toBeInstanceOf(Continuation);
+    expect((vec.arg(4) as Continuation).name).toBe('vbody');
+  });
+
+  it('gives the export to a converted copy when an exported function takes a function value', () => {
+    const b = new Builder();
+    const { w } = b;
+    const fT = b.fn([b.i32], b.i32);
+    const apply = b.func([fT, b.i32], b.i32, 'apply', ['f', 'x']);
+    apply.external = true;
+    apply.cc = 'C';
+    apply.jump(apply.param(1), [apply.param(0), apply.param(2), apply.param(3)]);
+    expect(optimised(b).list).toEqual([]);
+    const exported = [...w.continuations].filter((c) => c.external && c.hasBody);
+    expect(exported).toHaveLength(1);
+    expect(exported[0]).not.toBe(apply);
+    expect(exported[0]!.name).toBe('apply');
+    expect(exported[0]!.cc).toBe('C');
+    expect(String(exported[0]!.param(1).type)).toBe('(fn(mem, i8*, i32, fn(mem, i32)), i8*)');
   });
 
   it('changes nothing when no function value is left', () => {

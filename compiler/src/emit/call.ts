@@ -32,12 +32,22 @@ export function callExpr(fx: FnEmitter, e: ExprOf<'call'>, run: boolean): Def {
   if (run) c = w.run(c);
   const args = e.args.map((a) => expr(fx, a));
   if (!fx.reachable) return dead(fx, e);
-  const vals = adaptArgs(w, c.type as FnType, args, ct.ret !== null);
-  if (ct.ret === null) {
+  const returns = callReturns(ct, args.length);
+  const vals = adaptArgs(w, c.type as FnType, args, returns);
+  if (!returns) {
     fx.jumpValue(c, vals);
     return dead(fx, e);
   }
   return fx.call(c, vals, e.span);
+}
+
+/**
+ * Whether a call with `argCount` arguments returns: the callee has a return type,
+ * or it takes a continuation after the arguments, which the call passes itself
+ * (`fn(A, fn(R) -> !) -> !` called as `fn(A) -> R`).
+ */
+export function callReturns(callee: Extract<Type, { tag: 'fn' }>, argCount: number): boolean {
+  return callee.ret !== null || callee.params.length === argCount + 1;
 }
 
 function isPrimopBuiltin(decl: FnDecl): boolean {

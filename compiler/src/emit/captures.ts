@@ -5,9 +5,10 @@
 // continuations that both write them, while a slot is shared through its pointer.
 // Everything else is an SSA value (immutable locals are plain Defs).
 //
-// The walk also finds closures and `for` bodies that jump to the `break` or
-// `continue` of a `while` outside them: emission snapshots the variable state
-// where such a closure is made (see FnEmitter.split).
+// The same goes for every mutable local of a fn, closure or body whose `while`
+// loop is left through a first-class `break`/`continue` (used as a value, or from
+// a nested closure): such a jump may happen anywhere, so it cannot pass the loop's
+// phis their operands (see jumps.ts).
 import type { Block, Expr, ExprOf, FnDecl, Param, Pattern } from '../syntax/ast.ts';
 import type { Program } from '../sema/program.ts';
 import { prune, type LocalBinding } from '../sema/types.ts';
@@ -18,10 +19,8 @@ type Owner = FnDecl | ExprOf<'closure'> | ExprOf<'for'>;
 export class LocalInfo {
   /** Locals that need a stack slot. */
   readonly inMemory = new Set<LocalBinding>();
-  /** Locals assigned after their declaration: `let mut`, `mut` params, and `let x;` without initialiser. */
+  /** `let mut` locals and `mut` params. */
   readonly assignable = new Set<LocalBinding>();
-  /** Closures and `for` bodies that leave a `while` enclosing them. */
-  readonly leavesOuterLoop = new Set<Owner>();
 
   /** Mutable locals that are not in memory are SSA variables. */
   isSsaVar(b: LocalBinding): boolean {
@@ -41,6 +40,8 @@ class Walker {
   private readonly whileOwner = new Map<ExprOf<'while'>, Owner>();
   private readonly addrTaken = new Set<LocalBinding>();
   private readonly captured = new Set<LocalBinding>();
+  /** Owners of a `while` left through a first-class `break` or `continue`. */
+  private readonly escapingLoops = new Set<Owner>();
   private stack: Owner[] = [];
 
   constructor(private readonly program: Program) {}
@@ -56,6 +57,7 @@ class Walker {
   conclude(): LocalInfo {
     for (const b of this.addrTaken) this.info.inMemory.add(b);
     for (const b of this.captured) if (this.info.assignable.has(b)) this.info.inMemory.add(b);
+    for (const b of this.info.assignable) if (this.escapingLoops.has(this.owner.get(b)!)) this.info.inMemory.add(b);
     return this.info;
   }
 
@@ -78,16 +80,16 @@ class Walker {
     for (const p of ps) if (p.name) this.declare(p, p.mutable);
   }
 
-  private pattern(p: Pattern, hasInit: boolean): void {
+  private pattern(p: Pattern): void {
     switch (p.kind) {
       case 'bind':
-        this.declare(p, p.mutable || !hasInit);
+        this.declare(p, p.mutable);
         return;
       case 'tuple':
-        for (const e of p.elems) this.pattern(e, hasInit);
+        for (const e of p.elems) this.pattern(e);
         return;
       case 'variant':
-        for (const e of p.args ?? []) this.pattern(e, hasInit);
+        for (const e of p.args ?? []) this.pattern(e);
         return;
       default:
         return;
@@ -98,7 +100,7 @@ class Walker {
     for (const s of b.stmts) {
       if (s.kind === 'let') {
         if (s.init) this.expr(s.init);
-        this.pattern(s.pattern, s.init !== null);
+        this.pattern(s.pattern);
       } else if (s.kind === 'expr') {
         this.expr(s.expr);
       }
@@ -129,7 +131,8 @@ class Walker {
     }
   }
 
-  private jump(e: Expr): void {
+  /** `direct`: the jump is the callee of a call, not a value. */
+  private jump(e: Expr, direct: boolean): void {
     const t = this.program.jumps.get(e);
     if (!t) return;
     if (t.kind === 'local') {
@@ -138,11 +141,7 @@ class Walker {
     }
     if (t.kind !== 'while') return;
     const o = this.whileOwner.get(t.expr);
-    const at = o === undefined ? -1 : this.stack.lastIndexOf(o);
-    for (let i = at + 1; i < this.stack.length; i++) {
-      const inner = this.stack[i]!;
-      if (inner.kind !== 'fn') this.info.leavesOuterLoop.add(inner);
-    }
+    if (o !== undefined && (!direct || o !== this.current)) this.escapingLoops.add(o);
   }
 
   private expr(e: Expr): void {
@@ -158,10 +157,11 @@ class Walker {
       case 'return':
       case 'break':
       case 'continue':
-        this.jump(e);
+        this.jump(e, false);
         return;
       case 'call':
-        this.expr(e.callee);
+        if (e.callee.kind === 'return' || e.callee.kind === 'break' || e.callee.kind === 'continue') this.jump(e.callee, true);
+        else this.expr(e.callee);
         for (const a of e.args) this.expr(a);
         return;
       case 'field':
@@ -201,7 +201,7 @@ class Walker {
       case 'match':
         this.expr(e.scrutinee);
         for (const arm of e.arms) {
-          this.pattern(arm.pattern, true);
+          this.pattern(arm.pattern);
           this.expr(arm.body);
         }
         return;

@@ -123,7 +123,9 @@ export class Emitter {
     if (!c) {
       const w = this.world;
       const fields = this.program.variantTypes(decl, index, enumT.args);
-      c = w.continuation(this.types.fnType(fields, enumT), decl.variants[index]!.name.name);
+      const variant = decl.variants[index]!;
+      c = w.continuation(this.types.fnType(fields, enumT), variant.name.name);
+      c.span = variant.span;
       const vt = this.types.lower(enumT) as VariantType;
       const payload = w.tuple(fields.map((_, i) => c!.param(i + 1)));
       c.jump(c.retParam!, [c.param(0), w.variant(vt, index, payload)]);

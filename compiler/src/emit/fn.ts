@@ -2,9 +2,7 @@
 // a `for` body): the current block and memory token, the stack frame, and the
 // helpers that end blocks (jumps, branches, calls). Direct-style code becomes CPS
 // here: a call ends the current block and emission continues in its return block.
-import {
-  type Continuation, type Def, type FnType, type IRType, type World,
-} from '../ir/index.ts';
+import type { Continuation, Def, FnType, IRType, World } from '../ir/index.ts';
 import type { Span } from '../syntax/diagnostics.ts';
 import type { ExprOf, FnDecl, TypeParam } from '../syntax/ast.ts';
 import { substType } from '../sema/type-ops.ts';
@@ -46,8 +44,9 @@ export class Body {
 
   /** Trivial phis go and unused stack frames are dropped, once everything is emitted. */
   finalize(): void {
-    this.graph.finalize();
-    for (const fx of this.emitters) fx.dropUnusedFrame();
+    const frames = new Map<Def, Def>();
+    for (const fx of this.emitters) fx.unusedFrame(frames);
+    this.graph.finalize(frames);
   }
 }
 
@@ -56,8 +55,6 @@ export interface FnEmitterOptions {
   frame: boolean;
   /** Filters and static initialisers: `&&`, `||` and `if` become `and`, `or` and `select`. */
   pure: boolean;
-  /** The block of the enclosing fn where this closure was made, when it leaves an outer loop. */
-  snapshot: Block | null;
 }
 
 export class FnEmitter {
@@ -65,7 +62,6 @@ export class FnEmitter {
   mem: Def;
   readonly entry: Block;
   readonly pure: boolean;
-  readonly snapshot: Block | null;
   private readonly frameDef: Def | null;
   private readonly enteredMem: Def | null;
 
@@ -79,12 +75,11 @@ export class FnEmitter {
   ) {
     const w = em.world;
     this.pure = opts.pure;
-    this.snapshot = opts.snapshot;
     this.entry = body.graph.single(cont, null);
     this.cur = this.entry;
     this.mem = cont.param(0);
     if (opts.frame) {
-      // Every activation enters a frame up front; `dropUnusedFrame` removes it when no slot was made.
+      // Every activation enters a frame up front; `Body.finalize` removes it when no slot was made.
       const e = w.enter(this.mem);
       this.enteredMem = w.extract(e, 0);
       this.frameDef = w.extract(e, 1);
@@ -117,10 +112,9 @@ export class FnEmitter {
     return this.world.bottom(t);
   }
 
-  dropUnusedFrame(): void {
-    if (this.frameDef && this.enteredMem && this.frameDef.numUses === 0) {
-      this.world.replace(this.enteredMem, this.cont.param(0));
-    }
+  /** Without slots, the memory after `enter` is replaced by the entry's (recorded in `subst`). */
+  unusedFrame(subst: Map<Def, Def>): void {
+    if (this.frameDef && this.enteredMem && this.frameDef.numUses === 0) subst.set(this.enteredMem, this.cont.param(0));
   }
 
   // ------------------------------------------------------------ blocks
@@ -178,34 +172,29 @@ export class FnEmitter {
     return true;
   }
 
-  /**
-   * Ends the current block here and continues in a fresh one, returning the finished
-   * block: closures and continuation values made now see the variables as they are
-   * at this point, whatever is written later.
-   */
-  split(span: Span): Block {
-    const snap = this.cur!;
-    const next = this.single('cont', [], snap, span);
-    snap.cont.jump(next.cont, [this.mem]);
-    this.enter(next);
-    return snap;
-  }
-
   // ------------------------------------------------------------ calls and jumps
 
   /**
-   * Calls `callee` (a returning function) with the return block as its last argument
-   * and continues in that block; returns the result (the unit value when none).
+   * Calls `callee` (a returning function) with a fresh return block as its last
+   * argument and continues in that block; returns the result.
    */
   call(callee: Def, args: readonly Def[], span: Span): Def {
-    const w = this.world;
     const from = this.cur!;
     const ft = callee.type as FnType;
     const retT = ft.params[ft.params.length - 1] as FnType;
     const rb = this.single('ret', retT.params.slice(1), from, span);
     from.cont.jump(callee, [this.mem, ...args, rb.cont]);
     this.enter(rb);
-    return retT.params.length > 1 ? rb.cont.param(1) : w.unitValue();
+    return this.received(rb);
+  }
+
+  /**
+   * The value a return block receives: the unit value for none, a tuple for several
+   * (a CPS callee `fn(A, fn(X, Y) -> !) -> !` called in direct style returns `(X, Y)`).
+   */
+  received(rb: Block): Def {
+    const vals = rb.cont.params.slice(1);
+    return vals.length === 1 ? vals[0]! : this.world.tuple(vals);
   }
 
   /** Ends the current block by passing control to the continuation value `k`. */

@@ -13,13 +13,12 @@ import { expr } from './expr.ts';
 import { Body, FnEmitter } from './fn.ts';
 import { declareLocal } from './pattern.ts';
 import { evalPure } from './pure.ts';
-import type { Block } from './ssa.ts';
 
 /** Emits the body of the instance `cont` of `decl`. */
 export function emitFnBody(em: Emitter, decl: FnDecl, typeArgs: readonly Type[], cont: Continuation): void {
   const body = new Body(em.world);
   const fx = new FnEmitter(em, body, cont, paramMap(decl.typeParams, typeArgs), null, {
-    frame: true, pure: false, snapshot: null,
+    frame: true, pure: false,
   });
   const sig = em.program.signature(decl);
   const ret = sig.ret && fx.type(sig.ret);
@@ -36,7 +35,6 @@ export interface FunctionLike {
   ret: Type | null;
   filter: Filter | null;
   span: Span;
-  snapshot: Block | null;
   /** Called with the new continuation and its return param before the body is emitted. */
   onCont: (cont: Continuation, ret: Def | null) => void;
   body: (child: FnEmitter) => Def;
@@ -48,7 +46,7 @@ export function emitFunctionLike(fx: FnEmitter, f: FunctionLike): Continuation {
   const type = fx.em.types.fnType(f.paramTypes.map((t) => fx.type(t)), ret);
   const cont = fx.world.continuation(type, f.name, ['mem', ...f.params.map((p) => p.name?.name ?? '_'), 'return']);
   cont.span = f.span;
-  const child = new FnEmitter(fx.em, fx.body, cont, fx.tmap, fx, { frame: true, pure: false, snapshot: f.snapshot });
+  const child = new FnEmitter(fx.em, fx.body, cont, fx.tmap, fx, { frame: true, pure: false });
   const retParam = returnParam(cont, ret);
   f.onCont(cont, retParam);
   emitParamsAndBody(child, f.params, retParam, f.filter, f.body, f.span);
@@ -65,7 +63,6 @@ export function closureExpr(fx: FnEmitter, e: ExprOf<'closure'>): Def {
     ret: t.ret,
     filter: e.filter,
     span: e.span,
-    snapshot: fx.em.locals.leavesOuterLoop.has(e) ? fx.split(e.span) : null,
     onCont: (_, ret) => {
       if (ret) fx.body.targets.set(e, { kind: 'ret', def: ret });
     },

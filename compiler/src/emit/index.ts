@@ -31,5 +31,7 @@ export function emitProgram(program: Program, world: World, sink: DiagnosticSink
   }
   const main = program.main ? exported(em.instance(program.main, []), 'main') : null;
   em.drain();
+  // Phi removal rebuilds primops; the old versions must not linger as users of live defs.
+  world.sweep();
   return { main, exports };
 }

@@ -4,9 +4,9 @@
 // else is a jump to the continuation value.
 //
 // A `while`'s `break` or `continue` used as a value, or from inside a closure, is
-// wrapped in a block `fn(mem)` that jumps to the loop: the wrapper reads the
-// variables as they were where it was made (its predecessor is a snapshot, see
-// FnEmitter.split), which is what it would have passed had it jumped right there.
+// a block `fn(mem)` jumping to the loop. It may be entered from anywhere, so it
+// has no predecessor to read variables from; captures.ts keeps the mutable locals
+// of such a loop's fn in memory, which leaves the loop without phis.
 import { type Continuation, type Def, type FnType, type World } from '../ir/index.ts';
 import type { Expr } from '../syntax/ast.ts';
 import type { FnEmitter, Loop } from './fn.ts';
@@ -41,7 +41,7 @@ export function jumpTargetValue(fx: FnEmitter, e: JumpExpr): Def {
     }
     case 'while': {
       const loop = whileLoop(fx, jt.expr);
-      return wrapper(fx, loop, e.kind === 'break' ? loopExit(loop) : loop.header, e);
+      return wrapper(loop, e.kind === 'break' ? loopExit(loop) : loop.header, e);
     }
   }
 }
@@ -66,21 +66,10 @@ function whileLoop(fx: FnEmitter, key: Parameters<FnEmitter['body']['targets']['
   return t.loop;
 }
 
-function wrapper(fx: FnEmitter, loop: Loop, target: Block, e: JumpExpr): Continuation {
-  const owner = loop.owner;
-  let snapshot: Block;
-  if (owner === fx) {
-    snapshot = fx.split(e.span);
-  } else {
-    // The closure nested directly in the loop's fn recorded the state where it was made.
-    let f = fx;
-    while (f.parent && f.parent !== owner) f = f.parent;
-    if (!f.snapshot) throw new Error('internal: closure leaving an outer loop without a snapshot');
-    snapshot = f.snapshot;
-  }
-  const k = owner.single(e.kind, [], snapshot, e.span);
+function wrapper(loop: Loop, target: Block, e: JumpExpr): Continuation {
+  const k = loop.owner.single(e.kind, [], null, e.span);
   k.cont.jump(target.cont, [k.mem]);
-  owner.body.graph.addPred(target, k);
+  loop.owner.body.graph.addPred(target, k);
   return k.cont;
 }
 

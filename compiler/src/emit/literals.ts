@@ -1,6 +1,6 @@
 // Literal values, and the constants the operators need (zero, one, all ones),
 // splatted across the lanes of SIMD types.
-import { type Def, type IRType, type LitValue, PrimType, type World } from '../ir/index.ts';
+import type { Def, IRType, LitValue, PrimType, World } from '../ir/index.ts';
 import type { Literal } from '../syntax/ast.ts';
 
 /** `lit` at the IR type sema gave it: an integer literal may have a float type (`1024f`, or inferred). */
@@ -43,8 +43,4 @@ export function negZero(w: World, t: PrimType): Def {
 /** The right operand of `!` as an xor: true, or an integer with every bit set. */
 export function allOnes(w: World, t: PrimType): Def {
   return constant(w, t, t.isBool ? true : -1n);
-}
-
-export function isPrim(t: IRType): t is PrimType {
-  return t instanceof PrimType;
 }

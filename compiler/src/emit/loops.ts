@@ -5,13 +5,13 @@
 import { type Continuation, type Def, type FnType, litValue } from '../ir/index.ts';
 import type { ExprOf } from '../syntax/ast.ts';
 import { prune } from '../sema/types.ts';
+import { callReturns } from './call.ts';
 import { blockValue } from './control.ts';
 import { dead, expr } from './expr.ts';
 import { type FnEmitter, type Loop, type Target } from './fn.ts';
 import { emitFunctionLike } from './function.ts';
 import { adaptArgs } from './jumps.ts';
 import type { Block } from './ssa.ts';
-import { carriesNoValue } from './types.ts';
 
 export function whileExpr(fx: FnEmitter, e: ExprOf<'while'>): Def {
   const header = fx.join('while_head', [], e.span);
@@ -57,36 +57,33 @@ export function loopExit(loop: Loop): Block {
 }
 
 export function forExpr(fx: FnEmitter, e: ExprOf<'for'>): Def {
-  const w = fx.world;
-  const gen = e.generator.kind === 'run' ? e.generator.call : e.generator;
-  if (gen.kind !== 'call') {
-    fx.em.sink.error(e.generator.span, "the generator of a 'for' must be a call");
-    return dead(fx, e);
-  }
-  let callee = expr(fx, gen.callee);
-  if (e.generator.kind === 'run') callee = w.run(callee);
-  const args = gen.args.map((a) => expr(fx, a));
+  // `for x in gen(a) { }` calls `gen(a, body)`; `for x in gen { }` calls `gen(body)`.
+  const gen = e.generator;
+  const [calleeExpr, argExprs] = gen.kind === 'call' ? [gen.callee, gen.args] : [gen, []];
+  const callee = expr(fx, calleeExpr);
+  const args = argExprs.map((a) => expr(fx, a));
   if (!fx.reachable) return dead(fx, e);
-  const snapshot = fx.em.locals.leavesOuterLoop.has(e) ? fx.split(e.span) : null;
-  const genT = prune(fx.type(gen.callee.type!));
-  const ret = genT.tag === 'fn' ? genT.ret : null;
+  const genT = prune(fx.type(calleeExpr.type!));
+  if (genT.tag !== 'fn') throw new Error("internal: a 'for' generator of non-fn type");
+  const returns = callReturns(genT, args.length + 1);
+  const ft = callee.type as FnType;
   const from = fx.cur!;
-  const brk = ret === null ? null : fx.single('break', carriesNoValue(ret) ? [] : [fx.ir(ret)], from, e.span);
+  const brk = returns ? fx.single('break', (ft.params[ft.params.length - 1] as FnType).params.slice(1), from, e.span) : null;
   const target: Target = { kind: 'for', brk: brk?.cont ?? null, cont: null };
   fx.body.targets.set(e, target);
-  const body = forBody(fx, e, snapshot, target);
-  const vals = adaptArgs(fx.world, callee.type as FnType, [...args, body], brk !== null);
+  const body = forBody(fx, e, target);
+  const vals = adaptArgs(fx.world, ft, [...args, body], returns);
   if (!brk) {
     fx.jumpValue(callee, vals);
     return dead(fx, e);
   }
   from.cont.jump(callee, [fx.mem, ...vals, brk.cont]);
   fx.enter(brk);
-  return brk.cont.params.length > 1 ? brk.cont.param(1) : w.unitValue();
+  return fx.received(brk);
 }
 
 /** The body closure `fn(mem, params…, continue)`. */
-function forBody(fx: FnEmitter, e: ExprOf<'for'>, snapshot: Block | null, target: Target & { kind: 'for' }): Continuation {
+function forBody(fx: FnEmitter, e: ExprOf<'for'>, target: Target & { kind: 'for' }): Continuation {
   const bodyT = prune(fx.type(fx.em.program.forBodies.get(e)!));
   if (bodyT.tag !== 'fn') throw new Error("internal: a 'for' body of non-fn type");
   return emitFunctionLike(fx, {
@@ -96,7 +93,6 @@ function forBody(fx: FnEmitter, e: ExprOf<'for'>, snapshot: Block | null, target
     ret: bodyT.ret,
     filter: e.filter,
     span: e.span,
-    snapshot,
     onCont: (_, ret) => {
       target.cont = ret;
     },

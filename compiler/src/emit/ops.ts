@@ -82,12 +82,16 @@ export function assignExpr(fx: FnEmitter, e: ExprOf<'assign'>): Def {
   return fx.world.unitValue();
 }
 
-/** `as`: numeric conversions are casts; anything involving a pointer reinterprets the bits. */
+/**
+ * `as`: a pointer to another pointer reinterprets it (bitcast); every other
+ * conversion is a `cast`, including pointer to integer and back, which may change
+ * the width (`p as i32`), as Rust's `as` does.
+ */
 export function castExpr(fx: FnEmitter, e: ExprOf<'cast'>): Def {
   const v = expr(fx, e.expr);
   if (!fx.reachable) return dead(fx, e);
   const to = fx.ir(e.type!);
   if (v.type === to) return v;
-  if (v.type instanceof PtrType || to instanceof PtrType) return fx.world.bitcast(to, v);
+  if (v.type instanceof PtrType && to instanceof PtrType) return fx.world.bitcast(to, v);
   return fx.world.cast(to, v);
 }

@@ -19,7 +19,7 @@ export function evalPure(
   const w = em.world;
   const scratch = w.continuation(w.fnType([w.mem]), 'pure');
   const count = w.continuations.size;
-  const fx = new FnEmitter(em, body, scratch, tmap, parent, { frame: false, pure: true, snapshot: null });
+  const fx = new FnEmitter(em, body, scratch, tmap, parent, { frame: false, pure: true });
   const v = expr(fx, e);
   const pure = fx.cur === fx.entry && !scratch.hasBody && fx.mem === scratch.param(0) && w.continuations.size === count;
   w.forget(scratch);

@@ -12,6 +12,7 @@
 //   (`addPred`), so every jump can be given the phi operands it owes.
 import type { Continuation, Def, IRType, Param, World } from '../ir/index.ts';
 import type { LocalBinding } from '../sema/types.ts';
+import { replaceAll } from './rewrite.ts';
 
 /** A mutable local held in SSA form during one emission of its declaration. */
 export interface SsaVar {
@@ -46,6 +47,8 @@ export class Block {
 
 export class SsaGraph {
   private readonly blocks: Block[] = [];
+  /** Arg positions that rebuilt blocks no longer take. */
+  private readonly deadArgs = new Map<Block, Set<number>>();
 
   constructor(private readonly world: World) {}
 
@@ -124,33 +127,44 @@ export class SsaGraph {
 
   /**
    * Removes trivial phis (all operands the same value or the phi itself) once the
-   * whole body is emitted: replacing them earlier would leave stale nodes in the
-   * variable maps, since the World rebuilds every user of a replaced node. Blocks
-   * that lost phis are rebuilt without those params.
+   * whole body is emitted, together with the replacements in `extra`: replacing
+   * them earlier would leave stale nodes in the variable maps, since the World
+   * rebuilds every user of a replaced node. Blocks that lost phis are rebuilt
+   * without those params.
    */
-  finalize(): void {
+  finalize(extra: ReadonlyMap<Def, Def>): void {
+    const subst = new Map(extra);
+    const resolve = (d: Def): Def => {
+      for (let s = subst.get(d); s !== undefined; s = subst.get(d)) d = s;
+      return d;
+    };
     let changed = true;
     while (changed) {
       changed = false;
       for (const b of this.blocks) {
         for (const phi of b.phis) {
           if (phi.dead) continue;
-          const same = this.trivialValue(phi);
+          const same = this.trivialValue(phi, resolve);
           if (same === null) continue;
-          this.world.replace(phi.param, same);
+          subst.set(phi.param, same);
           phi.dead = true;
           changed = true;
         }
       }
     }
-    for (const b of this.blocks) if (b.phis.some((p) => p.dead)) this.dropDeadParams(b);
+    replaceAll(this.world, subst);
+    const rebuilt = this.blocks.filter((b) => b.phis.some((p) => p.dead));
+    const renamed = new Map<Def, Def>();
+    for (const b of rebuilt) this.dropDeadParams(b, renamed);
+    replaceAll(this.world, renamed);
+    for (const b of rebuilt) this.rewirePreds(b);
   }
 
   /** The one value the phi stands for, or null when it is a real merge. */
-  private trivialValue(phi: Phi): Def | null {
+  private trivialValue(phi: Phi, resolve: (d: Def) => Def): Def | null {
     let same: Def | null = null;
     for (const p of phi.block.preds) {
-      const op = p.cont.arg(phi.param.index);
+      const op = resolve(p.cont.arg(phi.param.index));
       if (op === phi.param || op === same) continue;
       if (same !== null) return null;
       same = op;
@@ -158,23 +172,26 @@ export class SsaGraph {
     return same ?? this.world.bottom(phi.v.type);
   }
 
-  private dropDeadParams(b: Block): void {
+  /** Moves the body of `b` to a continuation without the dead phis; `renamed` gets the param mapping. */
+  private dropDeadParams(b: Block, renamed: Map<Def, Def>): void {
     const w = this.world;
     const old = b.cont;
-    const deadIdx = new Set(b.phis.filter((p) => p.dead).map((p) => p.param.index));
-    const live = old.params.filter((p) => !deadIdx.has(p.index));
+    const dead = new Set(b.phis.filter((p) => p.dead).map((p) => p.param));
+    const live = old.params.filter((p) => !dead.has(p));
     const fresh = w.continuation(w.fnType(live.map((p) => p.type)), old.name, live.map((p) => p.name));
     fresh.span = old.span;
     if (old.hasBody) {
       fresh.jump(old.callee, old.args);
       old.clearBody();
     }
-    live.forEach((p, i) => w.replace(p, fresh.param(i)));
+    live.forEach((p, i) => renamed.set(p, fresh.param(i)));
     b.cont = fresh;
-    for (const p of b.preds) {
-      const args = p.cont.args.filter((_, i) => !deadIdx.has(i));
-      p.cont.jump(fresh, args);
-    }
+    this.deadArgs.set(b, new Set([...dead].map((p) => p.index)));
     w.forget(old);
+  }
+
+  private rewirePreds(b: Block): void {
+    const dead = this.deadArgs.get(b)!;
+    for (const p of b.preds) p.cont.jump(b.cont, p.cont.args.filter((_, i) => !dead.has(i)));
   }
 }

@@ -3,7 +3,7 @@
 import type { Continuation } from '../ir/defs.ts';
 import { FnType, PrimType, type TypeTable } from '../ir/types.ts';
 import { formatFixed, formatG } from './format.ts';
-import { copyBytes, readCString, untypedBlock } from './memory.ts';
+import { copyBytes, fillBytes, readCString, untypedBlock } from './memory.ts';
 import { fusedMultiplyAdd, lanes, roundFloat, wrapInt } from './numeric.ts';
 import { InterpError, Pointer, type Value } from './values.ts';
 
@@ -73,12 +73,40 @@ const runtime: Record<string, ExternFn> = {
   },
   anydsl_get_micro_time: () => BigInt(Math.round((performance.now() - start) * 1e3)),
   anydsl_get_nano_time: () => BigInt(Math.round((performance.now() - start) * 1e6)),
-  abs: (_ctx, [x], callee) => wrapInt(resultType(callee), (x as bigint) < 0n ? -(x as bigint) : (x as bigint)),
+  abs: intAbs,
+  labs: intAbs,
+  llabs: intAbs,
   putchar: (ctx, [c]) => {
     ctx.write([Number(BigInt.asUintN(8, c as bigint))]);
     return c;
   },
+  strlen: (_ctx, [s], callee) => wrapInt(resultType(callee), BigInt(readCString(pointer(s, 'strlen')).length)),
+  atoi: (_ctx, [s], callee) => {
+    const text = String.fromCharCode(...readCString(pointer(s, 'atoi')));
+    const m = /^[ \t\n\v\f\r]*([+-]?\d+)/.exec(text);
+    return wrapInt(resultType(callee), m ? BigInt(m[1]!) : 0n);
+  },
+  toupper: (_ctx, [c]) => mapChar(c as bigint, /[a-z]/, (ch) => ch.toUpperCase()),
+  tolower: (_ctx, [c]) => mapChar(c as bigint, /[A-Z]/, (ch) => ch.toLowerCase()),
+  memset: (_ctx, [dst, c, n]) => {
+    fillBytes(pointer(dst, 'memset'), Number(BigInt.asUintN(8, c as bigint)), Number(n));
+    return dst;
+  },
+  memcpy: (ctx, [dst, src, n]) => {
+    copyBytes(ctx.types, pointer(src, 'memcpy'), 0, pointer(dst, 'memcpy'), 0, Number(n));
+    return dst;
+  },
 };
+
+function intAbs(_ctx: ExternContext, [x]: readonly Value[], callee: Continuation): Value {
+  const v = x as bigint;
+  return wrapInt(resultType(callee), v < 0n ? -v : v);
+}
+
+function mapChar(c: bigint, test: RegExp, f: (ch: string) => string): bigint {
+  const ch = String.fromCharCode(Number(c));
+  return c >= 0n && c < 128n && test.test(ch) ? BigInt(f(ch).charCodeAt(0)) : c;
+}
 
 /** C's pow special cases where JS's Math.pow answers NaN. */
 function pow(x: number, y: number): number {
@@ -128,9 +156,38 @@ function resultType(callee: Continuation): PrimType {
   return t;
 }
 
-/** `llvm.<op>.<type suffix>`, applied lane by lane and rounded to the result type. */
+/** Integer intrinsics on the two's complement bits; `bits` is the operand width. */
+const integer: Record<string, (bits: number, ...xs: bigint[]) => bigint> = {
+  ctpop: (bits, x) => BigInt([...BigInt.asUintN(bits, x!).toString(2)].filter((d) => d === '1').length),
+  ctlz: (bits, x) => BigInt(bits - (x === 0n ? 0 : BigInt.asUintN(bits, x!).toString(2).length)),
+  cttz: (bits, x) => {
+    const digits = BigInt.asUintN(bits, x!).toString(2);
+    return BigInt(x === 0n ? bits : digits.length - 1 - digits.lastIndexOf('1'));
+  },
+  bswap: (bits, x) => {
+    const hex = BigInt.asUintN(bits, x!).toString(16).padStart(bits / 4, '0');
+    return BigInt(`0x${hex.match(/../g)!.reverse().join('')}`);
+  },
+  bitreverse: (bits, x) => BigInt(`0b${[...BigInt.asUintN(bits, x!).toString(2).padStart(bits, '0')].reverse().join('')}`),
+  abs: (bits, x) => (BigInt.asIntN(bits, x!) < 0n ? -BigInt.asIntN(bits, x!) : x!),
+  smax: (bits, x, y) => (BigInt.asIntN(bits, x!) > BigInt.asIntN(bits, y!) ? x! : y!),
+  smin: (bits, x, y) => (BigInt.asIntN(bits, x!) < BigInt.asIntN(bits, y!) ? x! : y!),
+  umax: (bits, x, y) => (BigInt.asUintN(bits, x!) > BigInt.asUintN(bits, y!) ? x! : y!),
+  umin: (bits, x, y) => (BigInt.asUintN(bits, x!) < BigInt.asUintN(bits, y!) ? x! : y!),
+};
+
+/** `llvm.<op>.<type suffix>`, applied lane by lane and rounded or wrapped to the result type. */
 function llvmMath(name: string): ExternFn | undefined {
   const op = name.split('.')[1] ?? '';
+  const int = integer[op];
+  if (int) {
+    return (_ctx, args, callee) => {
+      const t = resultType(callee);
+      // Trailing i1 flags (is_zero_poison, is_int_min_poison) do not change defined results.
+      const operands = args.filter((a) => typeof a !== 'boolean');
+      return lanes(t, (...xs) => wrapInt(t.scalar, int(t.bits, ...(xs as bigint[]))), ...operands);
+    };
+  }
   if (op === 'fma') {
     return (_ctx, args, callee) => {
       const t = resultType(callee);

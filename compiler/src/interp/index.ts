@@ -1,4 +1,4 @@
-export { interpret, type InterpOptions, type InterpResult } from './interpreter.ts';
+export { interpret, mainArguments, type InterpOptions, type InterpResult } from './interpreter.ts';
 export { formatFixed, formatG } from './format.ts';
 export { alignOf, sizeOf } from './layout.ts';
 export { arrayCells, arrayPointer } from './memory.ts';

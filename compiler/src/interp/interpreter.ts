@@ -6,9 +6,10 @@
 // A continuation used as a value becomes a Closure capturing the innermost
 // activation it needs (see ir/nesting.ts); an activation's parent is the activation
 // its closure captured, so a param is found by walking that (short, lexical) chain.
-// Primops are evaluated on demand, once per activation of the continuations they
-// depend on: a load used by several blocks of a function reads memory once, at the
-// point where its mem operand is evaluated.
+// An activation computes the primops its body needs in the order of a lazy
+// left-to-right evaluation (plan.ts). Effects happen once per activation of the
+// continuations they depend on: a load used by several blocks of a function reads
+// memory once, when the function's body evaluates it, not when a block uses it.
 import { Continuation, type Def, Param, PrimOp, type ArithOpTag, type CmpOpTag } from '../ir/defs.ts';
 import { Nesting } from '../ir/nesting.ts';
 import type { World } from '../ir/world.ts';
@@ -18,8 +19,9 @@ import {
 import { findExtern } from './externs.ts';
 import { callIntrinsic, type IntrinsicContext } from './intrinsics.ts';
 import { alignOf, sizeOf } from './layout.ts';
-import { load, newBlock, retype, store } from './memory.ts';
-import { arith, bitcastPrim, compare, convert } from './numeric.ts';
+import { elementPointer, load, newBlock, retype, store, stringArray } from './memory.ts';
+import { arith, bitcastPrim, compare, convert, wrapInt } from './numeric.ts';
+import { makePlan, type Operand, type Plan } from './plan.ts';
 import {
   Closure, copyValue, defaultValue, Frame, InterpError, type Jump, MEM, NativeFn, Pointer, sameValue, Token, type Value,
   VariantValue,
@@ -49,6 +51,17 @@ export function interpret(world: World, entry: Continuation, args: readonly Valu
   return new Machine(world, entry, opts).run(args);
 }
 
+/**
+ * The arguments of a C `main`: none when it takes none, else `argc` and an `argv`
+ * built from `argv` (by convention argv[0] is the program's name).
+ */
+export function mainArguments(main: Continuation, argv: readonly string[]): Value[] {
+  const [, argc, argvParam] = main.fnType.params;
+  if (main.params.length <= 2) return [];
+  if (!(argc instanceof PrimType) || !(argvParam instanceof PtrType)) throw new InterpError(`main has an unexpected type ${main.type}`);
+  return [wrapInt(argc, BigInt(argv.length)), stringArray(argvParam, argv)];
+}
+
 const ARITH = new Set<string>(['add', 'sub', 'mul', 'div', 'rem', 'and', 'or', 'xor', 'shl', 'shr']);
 const CMP = new Set<string>(['eq', 'ne', 'lt', 'le', 'gt', 'ge']);
 
@@ -58,7 +71,8 @@ class Machine implements IntrinsicContext {
   private readonly nesting: Nesting;
   /** Values of primops that depend on no activation (literals, globals, closed aggregates). */
   private readonly constants = new Map<PrimOp, Value>();
-  private readonly closed = new Map<Continuation, Closure>();
+  private readonly closedClosures = new Map<Continuation, Closure>();
+  private readonly plans = new Map<Continuation, Plan>();
   /** Per primop: null for constants, else the continuation(s) whose activation holds its value. */
   private readonly homes = new Map<PrimOp, Continuation | ReadonlySet<Continuation> | null>();
   private readonly out: number[] = [];
@@ -85,8 +99,8 @@ class Machine implements IntrinsicContext {
       return null;
     });
     const limit = this.opts.stepLimit ?? 10_000_000;
-    let jump: Jump | null = { callee: this.closure(entry, null), args: [MEM, ...args, ...(ret ? [halt] : [])] };
-    let where = entry.label;
+    let jump: Jump | null = { callee: this.closed(entry), args: [MEM, ...args, ...(ret ? [halt] : [])] };
+    let where: Continuation | string = entry;
     try {
       while (jump) {
         if (++this.steps > limit) throw new InterpError(`step limit of ${limit} jumps exceeded`);
@@ -96,7 +110,7 @@ class Machine implements IntrinsicContext {
           where = callee.name;
           jump = callee.call(values);
         } else if (callee instanceof Closure) {
-          where = callee.continuation.label;
+          where = callee.continuation;
           jump = this.enter(callee, values);
         } else {
           throw new InterpError(`jump to a value that is not a function`);
@@ -104,7 +118,7 @@ class Machine implements IntrinsicContext {
       }
     } catch (e) {
       if (e instanceof InterpError) {
-        e.message += ` (in ${where}, after ${this.steps} jumps)`;
+        e.message += ` (in ${describe(where)}, after ${this.steps} jumps)`;
         e.stdout = this.decoder.decode(Uint8Array.from(this.out));
       }
       throw e;
@@ -119,12 +133,41 @@ class Machine implements IntrinsicContext {
     if (args.length !== c.params.length) {
       throw new InterpError(`${c.label} takes ${c.params.length} arguments, got ${args.length}`);
     }
-    const frame = new Frame(c, args, closure.env);
-    const ops = c.ops;
-    const callee = this.value(ops[0]!, frame);
-    const values = new Array<Value>(ops.length - 1);
-    for (let i = 1; i < ops.length; i++) values[i - 1] = this.value(ops[i]!, frame);
-    return { callee, args: values };
+    let plan = this.plans.get(c);
+    if (!plan) this.plans.set(c, (plan = makePlan(c, this.nesting, (k) => this.closed(k))));
+    const steps = plan.steps;
+    const frame = new Frame(c, args, closure.env, plan.slots, steps.length);
+    const local = frame.local;
+    for (let i = 0; i < steps.length; i++) {
+      const { op, operands } = steps[i]!;
+      if (operands) {
+        const x = new Array<Value>(operands.length);
+        for (let k = 0; k < operands.length; k++) x[k] = this.read(operands[k]!, frame);
+        local[i] = this.compute(op, x);
+      } else {
+        local[i] = this.evalPrimOp(op, frame);
+      }
+    }
+    const values = new Array<Value>(plan.args.length);
+    for (let i = 0; i < values.length; i++) values[i] = this.read(plan.args[i]!, frame);
+    return { callee: this.read(plan.callee, frame), args: values };
+  }
+
+  private read(o: Operand, frame: Frame): Value {
+    switch (o.kind) {
+      case 'value':
+        return o.value;
+      case 'own':
+        return frame.args[o.index]!;
+      case 'local':
+        return frame.local[o.index]!;
+      case 'param':
+        return this.lookup(o.param, frame);
+      case 'closure':
+        return this.capture(o.continuation, o.needs, frame);
+      case 'constant':
+        return this.evalPrimOp(o.op, frame);
+    }
   }
 
   private callExtern(c: Continuation, args: readonly Value[]): Jump {
@@ -148,9 +191,10 @@ class Machine implements IntrinsicContext {
 
   // ------------------------------------------------------------ evaluation
 
+  /** Any def, evaluated lazily: for primops and params of enclosing activations. */
   private value(d: Def, frame: Frame): Value {
     if (d instanceof Param) return this.lookup(d, frame);
-    if (d instanceof Continuation) return this.closure(d, frame);
+    if (d instanceof Continuation) return this.capture(d, this.nesting.needs(d), frame);
     return this.evalPrimOp(d as PrimOp, frame);
   }
 
@@ -159,75 +203,88 @@ class Machine implements IntrinsicContext {
     throw new InterpError(`${p.label} (a param of ${p.continuation.label}) is not bound here`);
   }
 
-  private closure(c: Continuation, frame: Frame | null): Closure {
-    const needs = this.nesting.needs(c);
-    if (needs.size === 0) {
-      let k = this.closed.get(c);
-      if (!k) this.closed.set(c, (k = new Closure(c, null)));
-      return k;
-    }
+  private closed(c: Continuation): Closure {
+    let k = this.closedClosures.get(c);
+    if (!k) this.closedClosures.set(c, (k = new Closure(c, null)));
+    return k;
+  }
+
+  /** The closure of `c` over the innermost activation it needs. */
+  private capture(c: Continuation, needs: ReadonlySet<Continuation>, frame: Frame | null): Closure {
+    if (needs.size === 0) return this.closed(c);
     for (let f = frame; f; f = f.parent) if (needs.has(f.continuation)) return new Closure(c, f);
     throw new InterpError(`closure ${c.label} built where the params it uses are not bound`);
   }
 
-  /** The memo table of the activation `p`'s value belongs to. */
-  private memoFor(p: PrimOp, frame: Frame): Map<PrimOp, Value> {
+  /** The activation `p`'s value belongs to; null for a constant of the program. */
+  private home(p: PrimOp, frame: Frame): Frame | null {
     let home = this.homes.get(p);
     if (home === undefined) {
       const owners = this.nesting.owners(p);
       home = owners.size === 0 ? null : owners.size === 1 ? owners.values().next().value! : owners;
       this.homes.set(p, home);
     }
-    if (home === null) return this.constants;
+    if (home === null) return null;
     if (home instanceof Continuation) {
-      for (let f: Frame | null = frame; f; f = f.parent) if (f.continuation === home) return f.memo;
+      for (let f: Frame | null = frame; f; f = f.parent) if (f.continuation === home) return f;
     } else {
-      for (let f: Frame | null = frame; f; f = f.parent) if (home.has(f.continuation)) return f.memo;
+      for (let f: Frame | null = frame; f; f = f.parent) if (home.has(f.continuation)) return f;
     }
     throw new InterpError(`${p.label} uses params that are not bound here`);
   }
 
-  /** Evaluates the primop DAG under `root` operands first (left to right), with an explicit stack. */
+  private memoized(p: PrimOp, frame: Frame): Value | undefined {
+    const f = this.home(p, frame);
+    if (!f) return this.constants.get(p);
+    const slot = f.slots.get(p);
+    return slot === undefined ? f.memo.get(p) : f.local[slot];
+  }
+
+  /**
+   * Evaluates a primop of an enclosing activation (or a constant) and what it depends
+   * on, operands first and left to right, memoised where each value belongs.
+   */
   private evalPrimOp(root: PrimOp, frame: Frame): Value {
-    const rootMemo = this.memoFor(root, frame);
-    const known = rootMemo.get(root);
+    if (root.tag === 'lit') return this.compute(root, []);
+    const known = this.memoized(root, frame);
     if (known !== undefined) return known;
     const stack: PrimOp[] = [root];
     while (stack.length) {
       const p = stack[stack.length - 1]!;
-      const memo = this.memoFor(p, frame);
-      if (memo.has(p)) {
+      if (this.memoized(p, frame) !== undefined) {
         stack.pop();
         continue;
       }
       let pending = false;
       for (let i = p.ops.length - 1; i >= 0; i--) {
         const o = p.ops[i]!;
-        if (o instanceof PrimOp && !this.memoFor(o, frame).has(o)) {
+        if (o instanceof PrimOp && o.tag !== 'lit' && this.memoized(o, frame) === undefined) {
           stack.push(o);
           pending = true;
         }
       }
       if (pending) continue;
-      memo.set(p, this.compute(p, frame));
+      const x = p.ops.map((o) => this.value(o, frame));
+      const value = this.compute(p, x);
+      const f = this.home(p, frame);
+      if (f) f.memo.set(p, value);
+      else this.constants.set(p, value);
       stack.pop();
     }
-    return rootMemo.get(root)!;
+    return this.memoized(root, frame)!;
   }
 
-  /** One primop, its operands already evaluated. */
-  private compute(p: PrimOp, frame: Frame): Value {
+  /** One primop, given the values of its operands. */
+  private compute(p: PrimOp, x: Value[]): Value {
     const tag = p.tag;
-    if (tag === 'lit') {
-      const t = p.type as PrimType;
-      return t.length === 1 ? (p.payload as Value) : new Array<Value>(t.length).fill(p.payload as Value);
-    }
     const ops = p.ops;
-    const x = new Array<Value>(ops.length);
-    for (let i = 0; i < ops.length; i++) x[i] = this.value(ops[i]!, frame);
     if (ARITH.has(tag)) return arith(tag as ArithOpTag, p.type as PrimType, x[0]!, x[1]!);
     if (CMP.has(tag)) return this.compare(tag as CmpOpTag, ops[0]!.type, x[0]!, x[1]!);
     switch (tag) {
+      case 'lit': {
+        const t = p.type as PrimType;
+        return t.length === 1 ? (p.payload as Value) : new Array<Value>(t.length).fill(p.payload as Value);
+      }
       case 'bottom':
         return defaultValue(p.type);
       case 'cast':
@@ -256,10 +313,8 @@ class Machine implements IntrinsicContext {
         copy[i] = x[2]!;
         return copy;
       }
-      case 'lea': {
-        const ptr = x[0] as Pointer;
-        return new Pointer(ptr.block, [...ptr.path, index(x[1]!)]);
-      }
+      case 'lea':
+        return elementPointer(x[0] as Pointer, (ops[0]!.type as PtrType).pointee, index(x[1]!));
       // The mem operand was evaluated first (operands go left to right), so earlier effects have happened.
       case 'load':
         return [MEM, load(this.types, x[1] as Pointer, (ops[1]!.type as PtrType).pointee)];
@@ -320,7 +375,14 @@ class Machine implements IntrinsicContext {
 }
 
 function index(i: Value): number {
-  return typeof i === 'bigint' ? Number(i) : Number(i as number);
+  return Number(i as bigint | number);
+}
+
+/** A continuation with its source position when emission recorded one. */
+function describe(where: Continuation | string): string {
+  if (typeof where === 'string') return where;
+  const s = where.span;
+  return s ? `${where.label} at ${s.file}:${s.line}:${s.col}` : where.label;
 }
 
 /** The array and index an `extract`/`insert` addresses, bounds-checked. */

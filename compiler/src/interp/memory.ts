@@ -3,7 +3,7 @@
 // through a pointer of another type than what is stored there (type punning) is
 // reported as unsupported instead of producing bytes the interpreter does not model.
 import {
-  DefiniteArrayType, IndefiniteArrayType, type IRType, PrimType, type PtrType, StructType, TupleType, type TypeTable,
+  DefiniteArrayType, IndefiniteArrayType, type IRType, PrimType, PtrType, StructType, TupleType, type TypeTable,
 } from '../ir/types.ts';
 import { sizeOf } from './layout.ts';
 import { copyValue, defaultValue, InterpError, MemBlock, Pointer, type Value } from './values.ts';
@@ -132,6 +132,20 @@ export function readCString(ptr: Pointer): number[] {
   }
 }
 
+/** `memset`: `n` byte cells from `ptr` on become `byte`. */
+export function fillBytes(ptr: Pointer, byte: number, n: number): void {
+  const { array, start, elem, block } = arrayAt(ptr, 'memset');
+  if (!array || !elem) {
+    // Fresh memory reads as zero already; any other pattern would need a byte-level model.
+    if (byte === 0) return;
+    throw new InterpError(`unsupported in interpreter: memset of untyped ${block.what}`);
+  }
+  if (!(elem instanceof PrimType) || !isByte(elem)) throw new InterpError(`unsupported in interpreter: memset of ${elem} memory`);
+  if (start + n > array.length) throw new InterpError(`out-of-bounds memset of ${n} bytes in ${block.what}`);
+  const value = elem.isSigned ? BigInt.asIntN(8, BigInt(byte)) : BigInt(byte);
+  for (let i = 0; i < n; i++) array[start + i] = value;
+}
+
 /** `anydsl_copy`: byte offsets and size, converted to cells of the (common) element type. */
 export function copyBytes(
   types: TypeTable, src: Pointer, srcOffset: number, dst: Pointer, dstOffset: number, size: number,
@@ -158,6 +172,21 @@ export function copyBytes(
   moved.forEach((v, i) => (d.array![to + i] = v));
 }
 
+/**
+ * `lea`: the address of element `index` of what `ptr` addresses, whose static type is `pointee`.
+ * A pointer to an array element viewed as a pointer to an array (a C-style slice,
+ * `&a(i) as &[T]`) indexes the enclosing array from that element on.
+ */
+export function elementPointer(ptr: Pointer, pointee: IRType, index: number): Pointer {
+  const block = ptr.block;
+  const isArray = (t: IRType | null): boolean => t instanceof DefiniteArrayType || t instanceof IndefiniteArrayType;
+  if (block?.type && ptr.path.length && isArray(pointee) && !isArray(typeAt(block.type, ptr.path))) {
+    const parent = ptr.path.slice(0, -1);
+    if (isArray(typeAt(block.type, parent))) return new Pointer(block, [...parent, ptr.path[ptr.path.length - 1]! + index]);
+  }
+  return new Pointer(block, [...ptr.path, index]);
+}
+
 /** Host data for an argument of type `&[T]`: a pointer to a new array block holding copies of `cells`. */
 export function arrayPointer(types: TypeTable, elem: IRType, cells: readonly Value[], what = 'host array'): Pointer {
   return new Pointer(newBlock(types.indefiniteArray(elem), what, cells.map(copyValue)), []);
@@ -167,6 +196,20 @@ export function arrayPointer(types: TypeTable, elem: IRType, cells: readonly Val
 export function arrayCells(ptr: Pointer): Value[] {
   const { array, start } = arrayAt(ptr, 'read');
   return (array ?? []).slice(start).map(copyValue);
+}
+
+/** An `argv`: a pointer to an array of pointers to NUL-terminated UTF-8 strings, typed after `argvType` (`&[&[u8]]`). */
+export function stringArray(argvType: PtrType, strings: readonly string[]): Pointer {
+  const outer = argvType.pointee;
+  const strPtr = outer instanceof IndefiniteArrayType || outer instanceof DefiniteArrayType ? outer.elem : null;
+  const inner = strPtr instanceof PtrType ? strPtr.pointee : null;
+  const byte = inner instanceof IndefiniteArrayType || inner instanceof DefiniteArrayType ? inner.elem : null;
+  if (!strPtr || !inner || !byte || !isByte(byte)) throw new InterpError(`an argv must have type &[&[u8]], not ${argvType}`);
+  const cells = strings.map((s, i) => {
+    const bytes = [...new TextEncoder().encode(s), 0].map((b) => ((byte as PrimType).isSigned ? BigInt.asIntN(8, BigInt(b)) : BigInt(b)));
+    return new Pointer(newBlock(inner, `argv[${i}]`, bytes), []);
+  });
+  return new Pointer(newBlock(outer, 'argv', cells), []);
 }
 
 export function newBlock(type: IRType, what: string, root: Value = defaultValue(type), mutable = true): MemBlock {

@@ -80,13 +80,24 @@ export type Value =
 /**
  * One activation of a continuation: the values its params were bound to when it was
  * jumped to, the activation its free params come from (`parent`), and the values of
- * the primops that depend on this activation, each computed at most once.
+ * the primops that depend on this activation, each computed at most once: those of
+ * the continuation's body in `local` (at the positions `slots` gives), any others
+ * (used only by nested continuations) in `memo`.
  */
 export class Frame {
+  readonly local: Value[];
   private table: Map<PrimOp, Value> | null = null;
-  constructor(readonly continuation: Continuation, readonly args: readonly Value[], readonly parent: Frame | null) {}
+  constructor(
+    readonly continuation: Continuation,
+    readonly args: readonly Value[],
+    readonly parent: Frame | null,
+    readonly slots: ReadonlyMap<PrimOp, number>,
+    size: number,
+  ) {
+    this.local = new Array<Value>(size);
+  }
 
-  /** Created on first use: most blocks evaluate no primop of their own. */
+  /** Created on first use: most activations compute nothing for nested continuations. */
   get memo(): Map<PrimOp, Value> {
     return (this.table ??= new Map());
   }

@@ -432,10 +432,13 @@ export class World {
 
   /** `d` as it is now, followed through every `replace` since (for references kept outside the graph: filters). */
   current(d: Def): Def {
-    const seen = new Set<Def>();
-    for (let next = this.replacedBy.get(d); next && !seen.has(next); next = this.replacedBy.get(d)) {
-      seen.add(d);
+    let next = this.replacedBy.get(d);
+    if (!next) return d;
+    const seen = new Set<Def>([d]);
+    while (next && !seen.has(next)) {
+      seen.add(next);
       d = next;
+      next = this.replacedBy.get(d);
     }
     return d;
   }
@@ -452,8 +455,10 @@ export class World {
       if (user instanceof Continuation) {
         user.updateOp(use.index, replacement);
       } else if (user instanceof PrimOp) {
-        // Every operand slot holding `old` at once: `mul(p, p)` must not become `mul(x, p)`.
-        const ops = user.ops.map((o) => (o === old ? replacement : o));
+        // Every operand as it is now: all slots holding `old` at once (`mul(p, p)` must not become
+        // `mul(x, p)`), and operands an earlier step of this replacement already rebuilt (a user
+        // reached along two paths from `old` must not be rebuilt from a stale operand).
+        const ops = user.ops.map((o) => this.current(o));
         this.replace(user, this.rebuild(user, ops));
       }
     }

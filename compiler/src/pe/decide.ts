@@ -3,6 +3,7 @@
 // its own, and the automatic rule takes the higher-order ones. Arguments hidden
 // with `$` are never specialised, whatever the reason.
 import { Continuation, type Def, type Param, PrimOp, litValue } from '../ir/defs.ts';
+import { typeOrder } from '../ir/types.ts';
 import type { World } from '../ir/world.ts';
 import { specialisesHigherOrder } from './higher-order.ts';
 import { instantiate } from './instantiate.ts';
@@ -23,10 +24,8 @@ export interface Facts {
   closed(c: Continuation): boolean;
   /** Whether a value uses no param, directly or through the continuations it mentions. */
   valueClosed(d: Def): boolean;
-  /** Higher-order params that `c`'s recursion changes (see `nonStaticParams`). */
+  /** Params that `c`'s recursion changes (see `nonStaticParams`). */
   moving(c: Continuation): ReadonlySet<number>;
-  /** Params replaced in place by inlining, for filters that still mention them. */
-  readonly replaced: ReadonlyMap<Param, Def>;
 }
 
 /** The callee of `u`'s body if the evaluator may specialise it, and whether `@@` forces the call. */
@@ -57,19 +56,25 @@ export function decide(u: Continuation, callee: Continuation, forced: boolean, f
   } else {
     const fires = filterEvaluator(u, callee, facts);
     for (const p of candidates) if (fires(p)) mark(p, 'filter');
-    const moving = facts.moving(callee);
+    const higherOrder = candidates.filter((p) => dropped[p.index] === null && typeOrder(p.type) > 0);
+    if (higherOrder.length === 0) return decision(callee, dropped, reasons);
+    const nonStatic = facts.moving(callee);
+    const unfolding = reasons.some((r, i) => r === 'filter' && nonStatic.has(i));
+    const moving = unfolding ? new Set<number>() : nonStatic;
     const ret = callee.retParam;
-    for (const p of candidates) {
-      if (p !== ret && dropped[p.index] === null && specialisesHigherOrder(callee, p, u.arg(p.index), true, moving)) {
-        mark(p, 'higher-order');
-      }
+    for (const p of higherOrder) {
+      if (p !== ret && specialisesHigherOrder(callee, p, u.arg(p.index), true, moving)) mark(p, 'higher-order');
     }
     // The return continuation last: it may stay only if the specialisation is still a top-level function.
-    if (ret && candidates.includes(ret) && dropped[ret.index] === null) {
+    if (ret && higherOrder.includes(ret)) {
       const closed = facts.closed(callee) && dropped.every((d) => d === null || facts.valueClosed(d));
       if (specialisesHigherOrder(callee, ret, u.arg(ret.index), closed, moving)) mark(ret, 'higher-order');
     }
   }
+  return decision(callee, dropped, reasons);
+}
+
+function decision(callee: Continuation, dropped: (Def | null)[], reasons: (Reason | null)[]): Decision | null {
   return reasons.some((r) => r !== null) ? { callee, dropped, reasons } : null;
 }
 
@@ -82,9 +87,8 @@ function filterEvaluator(u: Continuation, callee: Continuation, facts: Facts): (
   const filter = callee.filter;
   if (!filter) return () => false;
   const args = new Map<Param, Def>(callee.params.map((p) => [p, u.arg(p.index)]));
-  const subst = { args, replaced: facts.replaced };
   return (p) => {
     const f = filter[p.index];
-    return f !== undefined && litValue(instantiate(facts.world, f, subst)) === true;
+    return f !== undefined && litValue(instantiate(facts.world, f, args)) === true;
   };
 }

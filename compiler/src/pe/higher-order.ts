@@ -8,7 +8,10 @@
 // recursion changes (a non-static argument, e.g. a fresh return block of a
 // non-tail recursive call) is not specialised: every specialisation would create
 // the next closure to specialise for. This is the rule lower2cff applies to the
-// calls the evaluator leaves, so both passes agree on what a bad call is.
+// calls the evaluator leaves, so both passes agree on what a bad call is. The
+// evaluator lifts it where a filter already specialises a non-static argument
+// (`n` of `fn @(?n) pow`): the filter then decides how far the recursion
+// unfolds, and the closures are specialised along with it.
 import { Continuation, type Def, Param } from '../ir/defs.ts';
 import { Scope } from '../ir/scope.ts';
 import { typeOrder } from '../ir/types.ts';
@@ -35,13 +38,13 @@ export function isStandardReturn(a: Def): boolean {
   return isReturnParam(a) || (a instanceof Continuation && a.hasBody && a.fnType.order === 1);
 }
 
-/** Indices of higher-order params that some recursive call inside `callee` changes. */
+/** Indices of the params that some recursive call inside `callee` changes (the non-static arguments). */
 export function nonStaticParams(callee: Continuation): Set<number> {
   const moving = new Set<number>();
   for (const c of new Scope(callee).continuations) {
     if (!c.hasBody || c.callee !== callee || c.args.length !== callee.params.length) continue;
     c.args.forEach((a, i) => {
-      if (a !== callee.param(i) && typeOrder(callee.param(i).type) > 0) moving.add(i);
+      if (a !== callee.param(i)) moving.add(i);
     });
   }
   return moving;

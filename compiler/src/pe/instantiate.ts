@@ -5,18 +5,14 @@
 import { type Def, Param, PrimOp } from '../ir/defs.ts';
 import { type World, isStatic } from '../ir/world.ts';
 
-export interface Substitution {
-  /** Final values: the arguments of the call for the callee's params. */
-  readonly args: ReadonlyMap<Param, Def>;
-  /**
-   * Params that an in-place inlining replaced by a value everywhere except in
-   * filters (which are not operands). Their values are substituted further.
-   */
-  readonly replaced: ReadonlyMap<Param, Def>;
-}
-
-/** `root` with the substitution applied, folded. Iterative: replaced values may be long primop chains. */
-export function instantiate(world: World, root: Def, subst: Substitution): Def {
+/**
+ * `filter` with the callee's params replaced by `args`, folded. The filter is
+ * first brought up to date: inlining in place replaces params outside the
+ * callee (a specialisation's filter may mention its caller's values).
+ * Iterative: those values may be long primop chains.
+ */
+export function instantiate(world: World, filter: Def, args: ReadonlyMap<Param, Def>): Def {
+  const root = world.current(filter);
   const done = new Map<Def, Def>();
   const stack: Def[] = [root];
   while (stack.length) {
@@ -25,20 +21,9 @@ export function instantiate(world: World, root: Def, subst: Substitution): Def {
       stack.pop();
       continue;
     }
-    if (d instanceof Param) {
-      const arg = subst.args.get(d);
-      const later = arg === undefined ? subst.replaced.get(d) : undefined;
-      if (later !== undefined && !done.has(later)) {
-        stack.push(later);
-        continue;
-      }
-      stack.pop();
-      done.set(d, arg ?? (later !== undefined ? done.get(later)! : d));
-      continue;
-    }
     if (!(d instanceof PrimOp) || isStatic(d)) {
       stack.pop();
-      done.set(d, d);
+      done.set(d, (d instanceof Param ? args.get(d) : undefined) ?? d);
       continue;
     }
     const missing = d.ops.filter((o) => !done.has(o));

@@ -39,10 +39,8 @@ function primopIsLive(world: World, root: PrimOp, seen: Set<Def>): boolean {
     if (seen.has(d)) continue;
     seen.add(d);
     for (const { user } of d.uses.values()) {
-      if (user instanceof Continuation ? isLive(world, user) : !seen.has(user)) {
-        if (user instanceof Continuation) return true;
-        stack.push(user);
-      }
+      if (!(user instanceof Continuation)) stack.push(user);
+      else if (isLive(world, user)) return true;
     }
   }
   return false;

@@ -14,6 +14,7 @@ import { MemType } from '../ir/types.ts';
 import type { World } from '../ir/world.ts';
 import { isControlOperand, reachable } from './analysis.ts';
 import { jumpFolded } from './mangle.ts';
+import { substitute } from './substitute.ts';
 
 export function cleanup(world: World): void {
   for (let changed = true; changed; ) {
@@ -36,14 +37,13 @@ function alive(world: World, c: Continuation): boolean {
 }
 
 function resolveMarkers(world: World, primops: readonly PrimOp[]): boolean {
-  let changed = false;
+  const subst = new Map<Def, Def>();
   for (const p of primops) {
-    if (p.tag === 'run' || p.tag === 'hlt') world.replace(p, p.op(0));
-    else if (p.tag === 'known') world.replace(p, world.litBool(false));
-    else continue;
-    changed = true;
+    if (p.tag === 'run' || p.tag === 'hlt') subst.set(p, p.op(0));
+    else if (p.tag === 'known') subst.set(p, world.litBool(false));
   }
-  return changed;
+  substitute(world, subst);
+  return subst.size > 0;
 }
 
 /** Imports and intrinsics stay registered: the World hands out the same node for them again. */
@@ -67,9 +67,10 @@ function foldBranch(world: World, c: Continuation): boolean {
 }
 
 /**
- * `k(x…) = j(x…)` is `j`. When `j` has no body (a return param, an import) it may
- * only replace `k` where a callee or a return continuation is expected: a branch
- * target or a value must stay a block.
+ * `k(x…) = j(x…)` is `j`. When `j` has no body (a return param, an import) it
+ * replaces `k` only where a callee or a return continuation is expected; a branch
+ * target or a value keeps the block `k`. That still turns `f(…, k)` into the tail
+ * call `f(…, j)`, which makes a recursive call's return continuation static.
  */
 function etaReduce(world: World, k: Continuation): boolean {
   if (k.external) return false;
@@ -82,16 +83,20 @@ function etaReduce(world: World, k: Continuation): boolean {
   } else if (!(j instanceof Continuation) || j.isIntrinsic) {
     return false;
   }
-  const jHasBody = j instanceof Continuation && j.hasBody;
-  if (!jHasBody) {
-    for (const { user, index } of k.uses.values()) {
-      if (!(user instanceof Continuation) || !isControlOperand(user, index)) return false;
-      if (index !== 0 && isBranchOrMatch(user.callee)) return false;
-    }
+  if (j instanceof Continuation && j.hasBody) {
+    substitute(world, new Map([[k, j]]));
+    world.forget(k);
+    return true;
   }
-  world.replace(k, j);
-  world.forget(k);
-  return true;
+  let changed = false;
+  for (const { user, index } of [...k.uses.values()]) {
+    if (!(user instanceof Continuation) || !isControlOperand(user, index)) continue;
+    if (index !== 0 && isBranchOrMatch(user.callee)) continue;
+    user.updateOp(index, j);
+    changed = true;
+  }
+  if (k.numUses === 0) world.forget(k);
+  return changed;
 }
 
 function isBranchOrMatch(d: Def): boolean {
@@ -136,8 +141,9 @@ function removeParams(world: World, k: Continuation): boolean {
   const keptParams = k.params.filter((p) => !replacement.has(p.index));
   const fresh = world.continuation(world.fnType(keptParams.map((p) => p.type)), k.name, keptParams.map((p) => p.name));
   fresh.span = k.span;
-  for (const [i, v] of replacement) world.replace(k.param(i), v);
-  keptParams.forEach((p, i) => world.replace(p, fresh.param(i)));
+  const subst = new Map<Def, Def>([...replacement].map(([i, v]) => [k.param(i), v]));
+  keptParams.forEach((p, i) => subst.set(p, fresh.param(i)));
+  substitute(world, subst);
   fresh.jump(k.callee, k.args);
   for (const u of callersOnly(k)!) u.jump(fresh, u.args.filter((_, i) => !replacement.has(i)));
   world.forget(k);
@@ -150,7 +156,7 @@ function mergeIntoPredecessor(world: World, k: Continuation): boolean {
   const [{ user: u, index }] = k.uses.values();
   if (!(u instanceof Continuation) || index !== 0 || u === k || u.args.length !== k.params.length) return false;
   if (u.args.some((a) => a instanceof Param && a.continuation === k)) return false;
-  k.params.forEach((p, i) => world.replace(p, u.arg(i)));
+  substitute(world, new Map(k.params.map((p, i) => [p, u.arg(i)])));
   jumpFolded(world, u, k.callee, k.args);
   world.forget(k);
   return true;

@@ -19,6 +19,10 @@
 //     enclosing function), allocated with `alloc`, written with one `store` and
 //     read back with one `load` at the start of the code. It is allocated in the
 //     continuation that creates the closure value and is never freed.
+//   - A closure that is only ever called (a local function that lower2cff could
+//     not turn into a block, e.g. one recursing with a new return continuation) is
+//     lambda-lifted instead: its code takes the environment tuple itself, by
+//     value, in place of the pointer, and each call passes the captured values.
 //   - A top-level function used as a value gets a wrapper code
 //     `f.cc(mem, env, args…, ret) = f(mem, args…, ret)` and an undef env.
 //   - A call through a function value `f(mem, args…)` becomes the indirect call
@@ -162,22 +166,40 @@ interface LiftInfo {
   mentions: Set<Continuation>;
   /** What the environment holds: the free defs, plus those of lifted closures created inside. */
   env: Def[];
+  /**
+   * Only ever called, never a value: the code takes its environment as a tuple
+   * param and each call passes the captured values (lambda lifting), so no
+   * memory is allocated.
+   */
+  byValue: boolean;
 }
 
+/**
+ * Free defs, walking down from the bodies of the scope's continuations. (The
+ * scope's def set also holds dead primops that earlier rewrites left registered
+ * as users of live defs; their operands are no free variables.)
+ */
 function liftInfo(c: Continuation): LiftInfo {
   const scope = new Scope(c);
   const direct = new Set<Def>();
   const mentions = new Set<Continuation>();
   const seen = new Set<Def>();
-  const visit = (d: Def): void => {
-    if (seen.has(d) || scope.contains(d)) return;
+  const stack: Def[] = [];
+  for (const k of scope.continuations) stack.push(...k.ops);
+  while (stack.length) {
+    const d = stack.pop()!;
+    if (seen.has(d)) continue;
     seen.add(d);
-    if (d instanceof Continuation) mentions.add(d);
-    else if (d instanceof PrimOp && isStatic(d)) for (const o of d.ops) visit(o);
-    else direct.add(d);
-  };
-  for (const d of scope.defs) for (const o of d.ops) visit(o);
-  return { scope, direct, mentions, env: [] };
+    if (d instanceof Continuation) {
+      if (!scope.contains(d)) mentions.add(d);
+    } else if (d instanceof PrimOp && (scope.contains(d) || isStatic(d))) {
+      stack.push(...d.ops);
+    } else if (!scope.contains(d)) {
+      direct.add(d);
+    }
+  }
+  const byValue = [...c.uses.values()].every(({ user, index }) => user instanceof Continuation && index === 0);
+  return { scope, direct, mentions, env: [], byValue };
 }
 
 /** env(c) = direct(c) ∪ env(d) for every lifted d that c mentions, to a fixed point (closures may create each other). */
@@ -306,10 +328,10 @@ class TypeConverter {
     return this.world.fnType(t.params.map((p) => this.value(p)));
   }
 
-  /** The code of a function value of type `t`: the environment after mem. */
-  code(t: FnType): FnType {
+  /** The code of a function value of type `t`: the environment (a pointer to it, unless given) after mem. */
+  code(t: FnType, env: IRType = this.envType): FnType {
     const f = this.function(t).params;
-    return this.world.fnType([f[0]!, this.envType, ...f.slice(1)]);
+    return this.world.fnType([f[0]!, env, ...f.slice(1)]);
   }
 
   /** The converted type of a continuation of the given kind. */
@@ -347,10 +369,17 @@ class Converter {
     readonly lifted: Map<Continuation, LiftInfo>,
   ) {}
 
+  /**
+   * Top-level continuations keep their identity when their type does not change
+   * (the usual case: only the insides of a few functions mention function values),
+   * so exported functions stay the objects emit handed out. The others are copied
+   * with the converted type and take over the export.
+   */
   run(conts: readonly Continuation[]): void {
     const roots = conts.filter((c) => c.hasBody && this.kinds.get(c) === 'closed');
     for (const c of roots) {
-      const fresh = this.world.continuation(this.types.continuation(c, 'closed'), c.name, c.params.map((p) => p.name));
+      const t = this.types.continuation(c, 'closed');
+      const fresh = t === c.type ? c : this.world.continuation(t, c.name, c.params.map((p) => p.name));
       fresh.span = c.span;
       this.closed.set(c, fresh);
     }
@@ -363,7 +392,7 @@ class Converter {
     }
     while (this.jobs.length) this.jobs.pop()!.run();
     for (const [c, fresh] of this.closed) {
-      if (!c.external) continue;
+      if (!c.external || fresh === c) continue;
       fresh.external = true;
       fresh.cc = c.cc;
       fresh.linkName = c.linkName;
@@ -406,18 +435,24 @@ class Converter {
     let code = this.codes.get(c);
     if (code) return code;
     const info = this.lifted.get(c)!;
-    const t = this.types.code(c.fnType);
-    code = this.world.continuation(t, `${c.name || 'closure'}.code`, ['mem', 'env', ...c.params.slice(1).map((p) => p.name)]);
+    const w = this.world;
+    const envTuple = w.types.tuple(info.env.map((d) => this.types.value(d.type)));
+    const t = this.types.code(c.fnType, info.byValue ? envTuple : this.types.envType);
+    code = w.continuation(t, `${c.name || 'closure'}.code`, ['mem', 'env', ...c.params.slice(1).map((p) => p.name)]);
     code.span = c.span;
     this.codes.set(c, code);
     const cloner = new ConvertCloner(this, info.scope, { entry: c, code });
-    const envTuple = this.world.types.tuple(info.env.map((d) => this.types.value(d.type)));
-    const loaded = this.world.load(code.param(0), this.world.bitcast(this.world.types.ptr(envTuple), code.param(1)));
-    const values = this.world.extract(loaded, 1);
-    cloner.map.set(c.param(0), this.world.extract(loaded, 0));
+    let values: Def = code.param(1);
+    if (info.byValue) {
+      cloner.map.set(c.param(0), code.param(0));
+    } else {
+      const loaded = w.load(code.param(0), w.bitcast(w.types.ptr(envTuple), code.param(1)));
+      values = w.extract(loaded, 1);
+      cloner.map.set(c.param(0), w.extract(loaded, 0));
+      cloner.map.set(c, w.tuple([code, code.param(1)]));
+    }
     c.params.slice(1).forEach((p, i) => cloner.map.set(p, code!.param(i + 2)));
-    info.env.forEach((d, j) => cloner.map.set(d, this.world.extract(values, j)));
-    cloner.map.set(c, this.world.tuple([code, code.param(1)]));
+    info.env.forEach((d, j) => cloner.map.set(d, w.extract(values, j)));
     cloner.cloneBody(c, code);
     this.jobs.push(cloner);
     return code;
@@ -504,7 +539,7 @@ class ConvertCloner extends Cloner {
       args.map((a, i) => (withReturn && i === last ? this.target(a) : convert(a)));
     if (callee instanceof Continuation) {
       if (kind === 'lifted' || callee === this.self?.entry) {
-        const env = callee === this.self?.entry ? this.self.code.param(1) : envs.get(callee)!;
+        const env = callee === this.self?.entry ? this.self.code.param(1) : envs.get(callee) ?? this.passedEnvironment(callee);
         const [mem, ...rest] = callArgs(value);
         return [this.cv.code(callee), [mem!, env, ...rest]];
       }
@@ -520,6 +555,11 @@ class ConvertCloner extends Cloner {
     const record = value(callee);
     const [mem, ...rest] = callArgs(value);
     return [this.world.extract(record, 0), [mem!, this.world.extract(record, 1), ...rest]];
+  }
+
+  /** The captured values of a lambda-lifted closure, for a call of it. */
+  private passedEnvironment(c: Continuation): Def {
+    return this.world.tuple(this.cv.lifted.get(c)!.env.map((d) => this.rewrite(d)));
   }
 
   /** A control-flow target: a block or receiver of this scope, a closed block, or a return param. */
@@ -553,7 +593,7 @@ class ConvertCloner extends Cloner {
    */
   private allocateEnvironments(old: Continuation): { pointers: Map<Continuation, Def>; fill: (mem: Def) => Def } {
     const pointers = new Map<Continuation, Def>();
-    const created = closuresCreatedBy(old, this.cv.kinds, this.self?.entry ?? null);
+    const created = closuresCreatedBy(old, this.cv.kinds, this.self?.entry ?? null).filter((c) => !this.cv.lifted.get(c)!.byValue);
     if (!created.length) return { pointers, fill: (mem) => mem };
     const w = this.world;
     const types = this.cv.types;

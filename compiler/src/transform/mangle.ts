@@ -25,6 +25,8 @@ export class Cloner {
   /** Every continuation this cloner copied, as [original, copy]. */
   readonly cloned: [Continuation, Continuation][] = [];
   private readonly pending: [Continuation, Continuation][] = [];
+  /** Whether a def outside the scope is mapped to another; decided at the first look outside, once seeded. */
+  private mapsOutside: boolean | undefined;
 
   constructor(protected readonly world: World, protected readonly scope: Scope) {}
 
@@ -54,12 +56,17 @@ export class Cloner {
   }
 
   /**
-   * Primops that may change: those inside the scope and those depending on params
-   * (a lifted free param may hide below an out-of-scope primop). Static primops
-   * outside the scope are shared as they are.
+   * Primops that may change: those inside the scope and, once some def outside
+   * the scope is mapped to another (a lifted free param, an environment value),
+   * those depending on params (it may hide below an out-of-scope primop). Static
+   * primops, and for a plain drop everything outside the scope, are shared as
+   * they are: looking into them costs time proportional to all the code that
+   * computed the arguments (a counter decremented at every unrolled level).
    */
   protected descend(p: PrimOp): boolean {
-    return this.scope.contains(p) || !isStatic(p);
+    if (this.scope.contains(p)) return true;
+    this.mapsOutside ??= [...this.map].some(([from, to]) => from !== to && !this.scope.contains(from));
+    return this.mapsOutside && !isStatic(p);
   }
 
   protected rebuild(p: PrimOp, ops: readonly Def[]): Def {
@@ -216,13 +223,18 @@ export function inline(world: World, caller: Continuation): boolean {
  * functions loops instead of unrolling them.
  */
 export function specialise(world: World, callee: Continuation, dropped: readonly (Def | null)[]): Continuation {
+  return specialiseWith(world, callee, dropped).entry;
+}
+
+/** `specialise`, also reporting which continuations were copied (the partial evaluator visits them next). */
+export function specialiseWith(world: World, callee: Continuation, dropped: readonly (Def | null)[]): Mangled {
   const { entry, cloned } = mangleWith(world, new Scope(callee), dropped, []);
   for (const c of [entry, ...cloned.map(([, copy]) => copy)]) {
     if (c.hasBody && c.callee === callee && passesDropped(c.args, dropped)) {
       c.jump(entry, c.args.filter((_, i) => dropped[i] === null));
     }
   }
-  return entry;
+  return { entry, cloned };
 }
 
 function passesDropped(args: readonly Def[], dropped: readonly (Def | null)[]): boolean {

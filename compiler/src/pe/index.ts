@@ -1,0 +1,1 @@
+export { defaultPeBudget, defaultPeGrowth, partialEvaluate, type PeOptions } from './evaluator.ts';
