@@ -12,7 +12,6 @@
 //   (`addPred`), so every jump can be given the phi operands it owes.
 import type { Continuation, Def, IRType, Param, World } from '../ir/index.ts';
 import type { LocalBinding } from '../sema/types.ts';
-import { replaceAll } from './rewrite.ts';
 
 /** A mutable local held in SSA form during one emission of its declaration. */
 export interface SsaVar {
@@ -152,11 +151,11 @@ export class SsaGraph {
         }
       }
     }
-    replaceAll(this.world, subst);
+    this.world.replaceAll(subst);
     const rebuilt = this.blocks.filter((b) => b.phis.some((p) => p.dead));
     const renamed = new Map<Def, Def>();
     for (const b of rebuilt) this.dropDeadParams(b, renamed);
-    replaceAll(this.world, renamed);
+    this.world.replaceAll(renamed);
     for (const b of rebuilt) this.rewirePreds(b);
   }
 

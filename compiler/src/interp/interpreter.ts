@@ -23,8 +23,8 @@ import { elementPointer, load, newBlock, retype, store, stringArray } from './me
 import { arith, bitcastPrim, compare, convert, wrapInt } from './numeric.ts';
 import { makePlan, type Operand, type Plan } from './plan.ts';
 import {
-  Closure, copyValue, defaultValue, Frame, InterpError, type Jump, MEM, NativeFn, Pointer, sameValue, Token, type Value,
-  VariantValue,
+  Closure, copyValue, defaultValue, Frame, InterpError, type Jump, MEM, NativeFn, Pointer, sameValue, showValue, Token,
+  type Value, VariantValue,
 } from './values.ts';
 
 export interface InterpOptions {
@@ -113,7 +113,7 @@ class Machine implements IntrinsicContext {
           where = callee.continuation;
           jump = this.enter(callee, values);
         } else {
-          throw new InterpError(`jump to a value that is not a function`);
+          throw new InterpError(`jump to ${showValue(callee)}, which is not a function`);
         }
       }
     } catch (e) {

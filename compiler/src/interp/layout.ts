@@ -6,14 +6,14 @@ import {
   VariantType,
 } from '../ir/types.ts';
 
-export interface Layout {
+interface Layout {
   size: number;
   align: number;
 }
 
 const cache = new WeakMap<IRType, Layout>();
 
-export function layoutOf(t: IRType): Layout {
+function layoutOf(t: IRType): Layout {
   let l = cache.get(t);
   if (!l) cache.set(t, (l = compute(t)));
   return l;

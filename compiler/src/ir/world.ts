@@ -443,25 +443,75 @@ export class World {
     return d;
   }
 
-  /**
-   * Replaces `old` by `replacement` everywhere: continuation bodies are rewired and
-   * primop users rebuilt (and folded) recursively.
-   */
+  /** Replaces `old` by `replacement` everywhere (see `replaceAll`). */
   replace(old: Def, replacement: Def): void {
-    if (old === replacement) return;
-    this.replacedBy.set(old, replacement);
-    for (const use of [...old.uses.values()]) {
-      const user = use.user;
-      if (user instanceof Continuation) {
-        user.updateOp(use.index, replacement);
-      } else if (user instanceof PrimOp) {
-        // Every operand as it is now: all slots holding `old` at once (`mul(p, p)` must not become
-        // `mul(x, p)`), and operands an earlier step of this replacement already rebuilt (a user
-        // reached along two paths from `old` must not be rebuilt from a stale operand).
-        const ops = user.ops.map((o) => this.current(o));
-        this.replace(user, this.rebuild(user, ops));
+    if (old !== replacement) this.replaceAll(new Map([[old, replacement]]));
+  }
+
+  /**
+   * Replaces several defs at once: continuation bodies are rewired and each primop that
+   * depends on them is rebuilt (and refolded) exactly once. Replacing one by one would
+   * rebuild a node once per changed path to it, which is exponential on the memory chains
+   * of a long block. `subst` maps old defs to new ones; a new def may itself be a key.
+   */
+  replaceAll(subst: ReadonlyMap<Def, Def>): void {
+    if (subst.size === 0) return;
+    const affected = new Set<PrimOp>();
+    const users = new Set<Continuation>();
+    const work = [...subst.keys()];
+    while (work.length) {
+      const d = work.pop()!;
+      for (const { user } of d.uses.values()) {
+        if (user instanceof Continuation) users.add(user);
+        else if (user instanceof PrimOp && !affected.has(user)) {
+          affected.add(user);
+          work.push(user);
+        }
       }
+  }
+  const memo = new Map<Def, Def>();
+  const resolve = (d: Def): Def => {
+    let r = d;
+    for (let s = subst.get(r); s !== undefined; s = subst.get(r)) r = s;
+    return r;
+  };
+  /** The new version of `root`, building operands first without recursion (chains are long). */
+  const renew = (root: Def): Def => {
+    const stack: Def[] = [root];
+    while (stack.length) {
+      const d = stack[stack.length - 1]!;
+      if (memo.has(d)) {
+        stack.pop();
+        continue;
+      }
+      const r = resolve(d);
+      if (r !== d) {
+        if (!memo.has(r)) {
+          stack.push(r);
+          continue;
+        }
+        memo.set(d, memo.get(r)!);
+      } else if (d instanceof PrimOp && affected.has(d)) {
+        const pending = d.ops.filter((o) => !memo.has(o));
+        if (pending.length) {
+          stack.push(...pending);
+          continue;
+        }
+        const ops = d.ops.map((o) => memo.get(o)!);
+        memo.set(d, ops.every((o, i) => o === d.op(i)) ? d : this.rebuild(d, ops));
+      } else {
+        memo.set(d, d);
+      }
+      stack.pop();
     }
+    return memo.get(root)!;
+  };
+  for (const c of users) {
+    c.ops.forEach((o, i) => {
+      const n = renew(o);
+      if (n !== o) c.updateOp(i, n);
+    });
+  }
   }
 }
 
