@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { CompileError, type Diagnostic, DiagnosticSink, type SourceFile } from '../syntax/diagnostics.ts';
 import { parseModule } from '../syntax/parser.ts';
 import { checkProgram } from '../sema/check.ts';
-import { emitProgram } from '../emit/index.ts';
+import { type EmitResult, emitProgram } from '../emit/index.ts';
 import { World } from '../ir/world.ts';
 import { FnType, PrimType, PtrType, type IRType } from '../ir/types.ts';
 import type { Continuation } from '../ir/defs.ts';
@@ -60,17 +60,33 @@ export function preludeSources(): SourceFile[] {
   return preludeCache;
 }
 
+export interface FrontEndResult {
+  world: World;
+  emitted: EmitResult;
+}
+
+/**
+ * Parses, checks and emits `sources` (after the prelude) into a fresh World: the IR before
+ * any transformation. Returns null when `sink` received errors. Tests interpret this
+ * World to compare stages.
+ */
+export function frontEnd(sources: readonly SourceFile[], sink: DiagnosticSink): FrontEndResult | null {
+  const prelude = preludeSources();
+  const modules = [...prelude, ...sources].map((s) => parseModule(s, sink));
+  if (sink.hasErrors) return null;
+  const program = checkProgram(modules, sink, { preludeModules: prelude.length });
+  if (sink.hasErrors) return null;
+  const world = new World();
+  const emitted = emitProgram(program, world, sink);
+  return sink.hasErrors ? null : { world, emitted };
+}
+
 export function compileToLLVM(sources: readonly SourceFile[], opts: FrontendOptions): PipelineResult {
   const sink = new DiagnosticSink();
   try {
-    const prelude = preludeSources();
-    const modules = [...prelude, ...sources].map((s) => parseModule(s, sink));
-    if (sink.hasErrors) return { ok: false, diagnostics: sink.list };
-    const program = checkProgram(modules, sink, { preludeModules: prelude.length });
-    if (sink.hasErrors) return { ok: false, diagnostics: sink.list };
-    const world = new World();
-    const emitted = emitProgram(program, world, sink);
-    if (sink.hasErrors) return { ok: false, diagnostics: sink.list };
+    const front = frontEnd(sources, sink);
+    if (!front) return { ok: false, diagnostics: sink.list };
+    const { world, emitted } = front;
     optimise(world, { sink, peTrace: opts.peTrace ?? false });
     if (sink.hasErrors) return { ok: false, diagnostics: sink.list };
     const llvm = emitLLVM(world, { moduleName: sources[0]?.path ?? 'impala' });
