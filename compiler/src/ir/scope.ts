@@ -63,8 +63,29 @@ export class Scope {
     return rpo;
   }
 
-  /** Params of other continuations that this scope uses: non-empty means it is a closure. */
+  /**
+   * Params of other continuations that this scope needs: those it uses directly, and
+   * those of every continuation outside it that it mentions (jumping to a block of `f`
+   * makes you part of `f` just as using one of `f`'s params does). Non-empty means the
+   * entry is a closure or a block, not a top-level function.
+   */
   freeParams(): Set<Param> {
+    const free = new Set<Param>(this.directFreeParams());
+    const reached = new Set<Continuation>();
+    const work = [...this.freeContinuations()];
+    while (work.length) {
+      const k = work.pop()!;
+      if (reached.has(k) || !k.hasBody) continue;
+      reached.add(k);
+      const inner = new Scope(k);
+      for (const p of inner.directFreeParams()) if (!this.defs.has(p)) free.add(p);
+      work.push(...inner.freeContinuations());
+    }
+    return free;
+  }
+
+  /** Params of other continuations used by this scope's defs, through primops only. */
+  directFreeParams(): Set<Param> {
     const free = new Set<Param>();
     const seen = new Set<Def>();
     const work: Def[] = [];
