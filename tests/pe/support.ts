@@ -1,31 +1,31 @@
 // Runs Impala source through the stages around the partial evaluator, so tests
 // can look at the world before and after it, its trace, the final LLVM IR, and
 // run exported functions in the IR interpreter (the oracle).
-import { preludeSources } from '../../compiler/src/driver/pipeline.ts';
-import { emitProgram } from '../../compiler/src/emit/index.ts';
-import type { Continuation } from '../../compiler/src/ir/defs.ts';
-import { World } from '../../compiler/src/ir/world.ts';
-import { interpret, type Value } from '../../compiler/src/interp/index.ts';
 import { emitLLVM } from '../../compiler/src/backend/llvm.ts';
+import { frontEnd } from '../../compiler/src/driver/pipeline.ts';
+import type { Continuation } from '../../compiler/src/ir/defs.ts';
+import type { World } from '../../compiler/src/ir/world.ts';
+import { interpret, type Value } from '../../compiler/src/interp/index.ts';
 import { partialEvaluate, type PeOptions } from '../../compiler/src/pe/index.ts';
-import { checkProgram } from '../../compiler/src/sema/check.ts';
 import { DiagnosticSink } from '../../compiler/src/syntax/diagnostics.ts';
-import { parseModule } from '../../compiler/src/syntax/parser.ts';
 import { optimise } from '../../compiler/src/transform/pipeline.ts';
 
+export interface Run {
+  result: Value;
+  stdout: string;
+}
+
 export class Program {
-  readonly world = new World();
+  readonly world: World;
   readonly sink = new DiagnosticSink();
   readonly trace: string[] = [];
   private readonly exported = new Map<string, Continuation>();
 
   constructor(source: string) {
-    const modules = [...preludeSources(), { path: 'test.impala', text: source }].map((s) => parseModule(s, this.sink));
-    const checked = checkProgram(modules, this.sink);
-    this.assertNoErrors('front end');
-    const emitted = emitProgram(checked, this.world, this.sink);
-    this.assertNoErrors('emission');
-    for (const c of emitted.exports) this.exported.set(c.name, c);
+    const front = frontEnd([{ path: 'test.impala', text: source }], this.sink);
+    if (!front) throw new Error(`front end: ${this.messages()}`);
+    this.world = front.world;
+    for (const c of front.emitted.exports) this.exported.set(c.name, c);
   }
 
   /** Runs the evaluator; returns whether it finished within its budget. */
@@ -33,27 +33,38 @@ export class Program {
     return partialEvaluate(this.world, { sink: this.sink, trace: (l) => this.trace.push(l), ...opts });
   }
 
-  /** The passes after the evaluator and the backend. */
+  /** The passes after the evaluator, then the backend. */
   llvm(): string {
     optimise(this.world, { sink: this.sink });
-    this.assertNoErrors('optimisation');
+    if (this.sink.hasErrors) throw new Error(`optimisation: ${this.messages()}`);
     return emitLLVM(this.world, { moduleName: 'test' });
   }
 
-  run(name: string, args: readonly Value[]): Value {
+  run(name: string, args: readonly Value[] = []): Run {
     const entry = this.exported.get(name);
     if (!entry) throw new Error(`no exported function ${name}`);
-    return interpret(this.world, entry, args).result;
+    const r = interpret(this.world, entry, args);
+    return { result: r.result, stdout: r.stdout };
   }
 
-  private assertNoErrors(stage: string): void {
-    if (this.sink.hasErrors) throw new Error(`${stage}: ${this.sink.list.map((d) => d.message).join('\n')}`);
+  /** `run` on each argument list. */
+  runAll(name: string, argLists: readonly (readonly Value[])[]): Run[] {
+    return argLists.map((args) => this.run(name, args));
+  }
+
+  messages(): string {
+    return this.sink.list.map((d) => d.message).join('\n');
   }
 }
 
-/** The body of the LLVM function `name`. */
+/** The text of the LLVM function `name`. */
 export function llvmFunction(llvm: string, name: string): string {
   const start = llvm.search(new RegExp(`^define [^@]*@${name}\\(`, 'm'));
   if (start < 0) throw new Error(`no function @${name} in\n${llvm}`);
   return llvm.slice(start, llvm.indexOf('\n}', start) + 2);
+}
+
+/** How often `pattern` occurs in `text`. */
+export function count(text: string, pattern: RegExp): number {
+  return [...text.matchAll(new RegExp(pattern.source, pattern.flags.includes('g') ? pattern.flags : `${pattern.flags}g`))].length;
 }

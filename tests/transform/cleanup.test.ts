@@ -30,6 +30,21 @@ describe('cleanup', () => {
     expect(runIR(main, [21n]).result).toEqual([42n]);
   });
 
+  it('drops a leftover pe_info call: it continues at its return continuation', () => {
+    const b = new Builder();
+    const { w } = b;
+    const peInfo = w.intrinsic('pe_info', b.fn([w.types.ptr(w.types.indefiniteArray(w.prim('u8'))), b.i32], null));
+    const main = b.func([b.i32], b.i32, 'main', ['x']);
+    main.external = true;
+    const after = b.block('after');
+    const msg = w.bottom(w.types.ptr(w.types.indefiniteArray(w.prim('u8'))));
+    main.jump(peInfo, [main.param(0), msg, main.param(1), after]);
+    after.jump(main.param(2), [after.param(0), main.param(1)]);
+    cleanup(w);
+    expect(main.callee).toBe(main.param(2));
+    expect(peInfo.uses.size).toBe(0);
+  });
+
   it('forgets continuations the externals cannot reach, but keeps imports', () => {
     const b = new Builder();
     const { w } = b;

@@ -3,7 +3,7 @@
 // variants, go through a stack temporary.
 import { type Def, PrimOp, isLit } from '../ir/defs.ts';
 import {
-  DefiniteArrayType, FnType, IndefiniteArrayType, type IRType, PrimType, PtrType, StructType, TupleType,
+  DefiniteArrayType, FnType, IndefiniteArrayType, type IRType, PrimType, PtrType, PtrVectorType, StructType, TupleType,
 } from '../ir/types.ts';
 import { describe } from './errors.ts';
 import type { ModuleContext } from './llvm-module.ts';
@@ -183,7 +183,7 @@ function extract(cx: InstrContext, p: PrimOp, agg: Def, idx: Def): string {
   // The (mem, value) pair of an effect is not a real aggregate: component 1 is the effect's value.
   if (agg instanceof PrimOp && effectsWithValue.has(agg.tag)) return cx.effectValue(agg);
   const t = agg.type;
-  if (t instanceof PrimType && t.length > 1) return cx.instr('elem', `extractelement ${cx.typed(agg)}, ${cx.typed(idx)}`);
+  if (isVector(t)) return cx.instr('elem', `extractelement ${cx.typed(agg)}, ${cx.typed(idx)}`);
   if (isLit(idx)) return cx.instr('elem', `extractvalue ${cx.typed(agg)}, ${idx.payload}`);
   if (t instanceof DefiniteArrayType) {
     const { at } = spill(cx, agg, idx);
@@ -194,7 +194,7 @@ function extract(cx: InstrContext, p: PrimOp, agg: Def, idx: Def): string {
 
 function insert(cx: InstrContext, p: PrimOp, agg: Def, idx: Def, val: Def): string {
   const t = agg.type;
-  if (t instanceof PrimType && t.length > 1) return cx.instr('ins', `insertelement ${cx.typed(agg)}, ${cx.typed(val)}, ${cx.typed(idx)}`);
+  if (isVector(t)) return cx.instr('ins', `insertelement ${cx.typed(agg)}, ${cx.typed(val)}, ${cx.typed(idx)}`);
   if (isLit(idx)) return cx.instr('ins', `insertvalue ${cx.typed(agg)}, ${cx.typed(val)}, ${idx.payload}`);
   if (t instanceof DefiniteArrayType) {
     const { base, at } = spill(cx, agg, idx);
@@ -202,6 +202,11 @@ function insert(cx: InstrContext, p: PrimOp, agg: Def, idx: Def, val: Def): stri
     return cx.instr('ins', `load ${llvmType(t)}, ptr ${base}`);
   }
   return cx.fail(`'${describe(p)}' indexes a ${t} with a run-time index`);
+}
+
+/** A SIMD vector of numbers or of pointers. */
+function isVector(t: IRType): boolean {
+  return (t instanceof PrimType && t.length > 1) || t instanceof PtrVectorType;
 }
 
 /** Stores an array to a stack temporary `base`; `at` is the address of element `idx`. */
@@ -213,16 +218,20 @@ function spill(cx: InstrContext, agg: Def, idx: Def): { base: string; at: string
   return { base, at };
 }
 
-/** An index operand for getelementptr: unsigned indices are zero-extended (GEP sign-extends). */
+/**
+ * An index operand for getelementptr: unsigned indices are zero-extended (GEP sign-extends).
+ * A vector of indices (the vectoriser's gathers) makes the GEP a vector of pointers.
+ */
 function index64(cx: InstrContext, idx: Def): string {
-  if (isLit(idx)) return `i64 ${typeof idx.payload === 'boolean' ? Number(idx.payload) : idx.payload}`;
   const t = idx.type as PrimType;
-  if (!t.isSigned && t.bits < 64) return `i64 ${cx.instr('idx', `zext ${cx.typed(idx)} to i64`)}`;
+  const wide = t.length > 1 ? `<${t.length} x i64>` : 'i64';
+  if (isLit(idx) && t.length === 1) return `i64 ${typeof idx.payload === 'boolean' ? Number(idx.payload) : idx.payload}`;
+  if (!t.isSigned && t.bits < 64) return `${wide} ${cx.instr('idx', `zext ${cx.typed(idx)} to ${wide}`)}`;
   return cx.typed(idx);
 }
 
 function lea(cx: InstrContext, ptr: Def, idx: Def): string {
-  const pointee = (ptr.type as PtrType).pointee;
+  const pointee = ptr.type instanceof PtrVectorType ? ptr.type.lane.pointee : (ptr.type as PtrType).pointee;
   const gep = (rest: string): string => cx.instr('lea', `getelementptr inbounds ${rest}`);
   if (pointee instanceof TupleType || pointee instanceof StructType) {
     if (!isLit(idx)) cx.fail(`lea into ${pointee} with a run-time index`);

@@ -1,8 +1,8 @@
 // IR types as LLVM 19 types (opaque pointers), and the x86-64 data layout that
 // `sizeof`/`alignof` and variant payloads are computed from.
 import {
-  DefiniteArrayType, FnType, FrameType, IndefiniteArrayType, type IRType, MemType, PrimType, PtrType, StructType,
-  TupleType, VariantType,
+  DefiniteArrayType, FnType, FrameType, IndefiniteArrayType, type IRType, MemType, PrimType, PtrType, PtrVectorType,
+  StructType, TupleType, VariantType,
 } from '../ir/types.ts';
 import { BackendError } from './errors.ts';
 
@@ -22,6 +22,7 @@ export function llvmType(t: IRType): string {
     return t.length === 1 ? s : `<${t.length} x ${s}>`;
   }
   if (t instanceof PtrType) return t.addrSpace ? `ptr addrspace(${t.addrSpace})` : 'ptr';
+  if (t instanceof PtrVectorType) return `<${t.length} x ${llvmType(t.lane)}>`;
   // A function value is a function pointer (closures were converted into records of one).
   if (t instanceof FnType) return 'ptr';
   if (t instanceof TupleType) return structOf(t.elems);

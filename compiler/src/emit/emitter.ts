@@ -15,6 +15,7 @@ import { TypeLowering } from './types.ts';
 /** `extern "thorin"` functions that become intrinsic continuations. */
 const intrinsicKinds: ReadonlySet<string> = new Set<Exclude<Intrinsic, 'none' | 'branch' | 'match'>>([
   'vectorize', 'parallel', 'spawn', 'sync', 'cuda', 'nvvm', 'opencl', 'reserve_shared', 'atomic', 'cmpxchg', 'pe_info',
+  'lane_id', 'num_lanes', 'any', 'all', 'ballot', 'extract', 'broadcast',
 ]);
 
 /** `extern "thorin"` functions that become primops at their call sites. */

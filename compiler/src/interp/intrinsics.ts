@@ -48,6 +48,18 @@ export function callIntrinsic(ctx: IntrinsicContext, callee: Continuation, args:
       if (swapped) store(ctx.types, ptr, t, args[3]!);
       return { callee: ret, args: [mem!, [old, swapped]] };
     }
+    // The interpreter runs `vectorize` one iteration at a time: every lane is alone in its group.
+    case 'lane_id':
+      return { callee: ret, args: [mem!, 0n] };
+    case 'num_lanes':
+      return { callee: ret, args: [mem!, 1n] };
+    case 'any':
+    case 'all':
+    case 'extract':
+    case 'broadcast':
+      return { callee: ret, args: [mem!, args[1]!] };
+    case 'ballot':
+      return { callee: ret, args: [mem!, args[1] ? 1n : 0n] };
     case 'cuda':
     case 'nvvm':
     case 'opencl':

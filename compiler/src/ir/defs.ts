@@ -171,7 +171,15 @@ export type Intrinsic =
   | 'reserve_shared'
   | 'atomic'
   | 'cmpxchg'
-  | 'pe_info';
+  | 'pe_info'
+  /** Lane queries (compiler/lib/lanes.impala): SPMD meaning inside `vectorize`, one lane elsewhere. */
+  | 'lane_id'
+  | 'num_lanes'
+  | 'any'
+  | 'all'
+  | 'ballot'
+  | 'extract'
+  | 'broadcast';
 
 /** How a continuation is called at the machine level. */
 export type CallingConv = 'internal' | 'C' | 'device';

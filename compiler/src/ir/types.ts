@@ -62,6 +62,19 @@ export class PtrType extends IRType {
   }
 }
 
+/**
+ * A SIMD vector of `length` pointers (LLVM `<N x ptr>`): the addresses of a gather
+ * or scatter. Only the vectoriser makes these, as `lea` with a vector index.
+ */
+export class PtrVectorType extends IRType {
+  constructor(readonly lane: PtrType, readonly length: number) {
+    super();
+  }
+  toString(): string {
+    return `<${this.length} x ${this.lane}>`;
+  }
+}
+
 export class TupleType extends IRType {
   constructor(readonly elems: readonly IRType[]) {
     super();
@@ -161,6 +174,9 @@ export class TypeTable {
   }
   ptr(pointee: IRType, addrSpace = 0): PtrType {
     return this.intern(`*:${pointee.gid}:${addrSpace}`, () => new PtrType(pointee, addrSpace));
+  }
+  ptrVector(lane: PtrType, length: number): PtrVectorType {
+    return this.intern(`*v:${lane.gid}:${length}`, () => new PtrVectorType(lane, length));
   }
   tuple(elems: readonly IRType[]): TupleType {
     return this.intern(`t:${elems.map((e) => e.gid).join(',')}`, () => new TupleType([...elems]));

@@ -4,8 +4,8 @@
 import { Continuation, type Def, isLit, PrimOp } from './defs.ts';
 import { defRef } from './printer.ts';
 import {
-  DefiniteArrayType, FnType, FrameType, IndefiniteArrayType, type IRType, MemType, PrimType, PtrType, StructType,
-  TupleType, VariantType,
+  DefiniteArrayType, FnType, FrameType, IndefiniteArrayType, type IRType, MemType, PrimType, PtrType, PtrVectorType,
+  StructType, TupleType, VariantType,
 } from './types.ts';
 import { normaliseLit, type World } from './world.ts';
 
@@ -174,6 +174,7 @@ function elementOf(agg: IRType, index: Def, what: string): IRType | string {
   }
   if (agg instanceof DefiniteArrayType || agg instanceof IndefiniteArrayType) return agg.elem;
   if (agg instanceof PrimType && agg.length > 1) return agg.scalar;
+  if (agg instanceof PtrVectorType) return agg.lane;
   return `${what} from ${agg}, which is not an aggregate`;
 }
 
@@ -221,7 +222,8 @@ function primOpProblem(world: World, p: PrimOp): string | null {
     case 'select': {
       const c = ot(0);
       if (!(c instanceof PrimType && c.isBool)) return `select condition has type ${c}`;
-      if (c.length > 1 && !(t instanceof PrimType && t.length === c.length)) return `select mask ${c} does not fit ${t}`;
+      const lanes = t instanceof PrimType || t instanceof PtrVectorType ? t.length : 1;
+      if (c.length > 1 && lanes !== c.length) return `select mask ${c} does not fit ${t}`;
       return expect(ot(1), t, 'select operand 1') ?? expect(ot(2), t, 'select operand 2');
     }
     case 'tuple':
@@ -252,10 +254,23 @@ function primOpProblem(world: World, p: PrimOp): string | null {
     }
     case 'lea': {
       const ptr = ot(0);
-      if (!(ptr instanceof PtrType)) return `lea from ${ptr}, which is not a pointer`;
-      const e = elementOf(ptr.pointee, p.op(1), 'lea');
-      if (typeof e === 'string') return e;
-      return expect(t, world.types.ptr(e, ptr.addrSpace), 'lea result');
+      const idx = ot(1);
+      // A vector of pointers or of indices (the vectoriser's gathers) gives a vector of pointers.
+      const lanes = ptr instanceof PtrVectorType ? ptr.length : idx instanceof PrimType ? idx.length : 1;
+      const base = ptr instanceof PtrVectorType ? ptr.lane : ptr;
+      if (!(base instanceof PtrType)) return `lea from ${ptr}, which is not a pointer`;
+      let e: IRType | string;
+      if (idx instanceof PrimType && idx.length > 1) {
+        const arr = base.pointee;
+        if (idx.length !== lanes || !idx.isInt) return `lea index ${idx} for ${ptr}`;
+        if (!(arr instanceof DefiniteArrayType || arr instanceof IndefiniteArrayType)) return `lea with lane indices into ${arr}`;
+        e = arr.elem;
+      } else {
+        e = elementOf(base.pointee, p.op(1), 'lea');
+        if (typeof e === 'string') return e;
+      }
+      const lane = world.types.ptr(e, base.addrSpace);
+      return expect(t, lanes > 1 ? world.types.ptrVector(lane, lanes) : lane, 'lea result');
     }
     case 'load': {
       const ptr = ot(1);

@@ -6,8 +6,8 @@ import {
   type PrimOpTag, isLit, litValue,
 } from './defs.ts';
 import {
-  DefiniteArrayType, FnType, IndefiniteArrayType, type IRType, PrimType, type PrimTypeName, PtrType, StructType,
-  TupleType, TypeTable, VariantType,
+  DefiniteArrayType, FnType, IndefiniteArrayType, type IRType, PrimType, type PrimTypeName, PtrType, PtrVectorType,
+  StructType, TupleType, TypeTable, VariantType,
 } from './types.ts';
 
 const commutative = new Set<PrimOpTag>(['add', 'mul', 'and', 'or', 'xor', 'eq', 'ne']);
@@ -117,7 +117,7 @@ export class World {
    * `replace` rebuilds the users of a replaced def but cannot delete the old ones;
    * left in the use lists, they make a `Scope` include primops over params of
    * continuations that are long gone, i.e. free variables no live code has.
-   * Filters count as uses: they are brought up to date (`current`) and kept.
+   * Filters count as uses: they are brought up to date (`substitute`) and kept.
    * Call it after forgetting unreachable continuations.
    */
   sweep(): void {
@@ -126,7 +126,7 @@ export class World {
     for (const c of this.continuations) {
       stack.push(...c.ops);
       if (c.filter) {
-        c.filter = c.filter.map((f) => this.current(f));
+        c.filter = c.filter.map((f) => this.substitute(f));
         stack.push(...c.filter);
       }
     }
@@ -308,10 +308,13 @@ export class World {
   /** Address of element `index` of the aggregate `ptr` points to. */
   lea(ptr: Def, index: Def | number): Def {
     const idx = typeof index === 'number' ? this.litI32(index) : index;
-    const pt = ptr.type as PtrType;
+    const pt = ptr.type instanceof PtrVectorType ? ptr.type.lane : (ptr.type as PtrType);
     const i = litValue(idx);
     const elem = elementType(pt.pointee, i === undefined ? undefined : Number(i));
-    return this.make('lea', this.types.ptr(elem, pt.addrSpace), [ptr, idx]);
+    const lane = this.types.ptr(elem, pt.addrSpace);
+    // A vector of pointers or of indices addresses one element per lane (a gather's addresses).
+    const lanes = ptr.type instanceof PtrVectorType ? ptr.type.length : idx.type instanceof PrimType ? idx.type.length : 1;
+    return this.make('lea', lanes > 1 ? this.types.ptrVector(lane, lanes) : lane, [ptr, idx]);
   }
 
   /** Returns the (mem, value) pair; use `extract(…, 0)` and `extract(…, 1)`. */
@@ -430,6 +433,46 @@ export class World {
     }
   }
 
+  /**
+   * `root` rebuilt (and refolded) with the defs of `subst` replaced and every def
+   * `replace`d since brought up to date (`current`). For expressions kept outside
+   * the graph, which `replace` cannot see: filters. Values taken from `subst` are
+   * final; values from earlier replacements are brought up to date in turn.
+   * Iterative: those values may be long primop chains.
+   */
+  substitute(root: Def, subst: ReadonlyMap<Def, Def> = new Map()): Def {
+    const done = new Map<Def, Def>();
+    const stack: Def[] = [root];
+    while (stack.length) {
+      const d = stack[stack.length - 1]!;
+      if (done.has(d)) {
+        stack.pop();
+        continue;
+      }
+      const given = subst.get(d);
+      const now = given === undefined ? this.current(d) : d;
+      if (given !== undefined || now !== d) {
+        if (given === undefined && !done.has(now)) {
+          stack.push(now);
+          continue;
+        }
+        done.set(d, given ?? done.get(now)!);
+      } else if (d instanceof PrimOp && d.ops.length) {
+        const pending = d.ops.filter((o) => !done.has(o));
+        if (pending.length) {
+          stack.push(...pending);
+          continue;
+        }
+        const ops = d.ops.map((o) => done.get(o)!);
+        done.set(d, ops.every((o, i) => o === d.op(i)) ? d : this.rebuild(d, ops));
+      } else {
+        done.set(d, d);
+      }
+      stack.pop();
+    }
+    return done.get(root)!;
+  }
+
   /** `d` as it is now, followed through every `replace` since (for references kept outside the graph: filters). */
   current(d: Def): Def {
     let next = this.replacedBy.get(d);
@@ -456,6 +499,7 @@ export class World {
    */
   replaceAll(subst: ReadonlyMap<Def, Def>): void {
     if (subst.size === 0) return;
+    for (const [old, replacement] of subst) this.replacedBy.set(old, replacement);
     const affected = new Set<PrimOp>();
     const users = new Set<Continuation>();
     const work = [...subst.keys()];
@@ -531,6 +575,7 @@ export function elementType(t: IRType, index: number | undefined): IRType {
   if (t instanceof StructType) return t.fields[index ?? 0]!;
   if (t instanceof DefiniteArrayType || t instanceof IndefiniteArrayType) return t.elem;
   if (t instanceof PrimType && t.length > 1) return t.scalar;
+  if (t instanceof PtrVectorType) return t.lane;
   if (t instanceof VariantType) return t.variants[index ?? 0]!;
   throw new Error(`internal: no element type for ${t}`);
 }

@@ -7,7 +7,7 @@
 // return continuation of a tail-recursive call the function's own return param,
 // a static argument, so `unroll_step` specialised to its body becomes a loop.
 import { Continuation, type Def, Param, isLit } from '../ir/defs.ts';
-import type { World } from '../ir/world.ts';
+import { type World, isStatic } from '../ir/world.ts';
 import { returnsThroughLast } from '../transform/analysis.ts';
 import { jumpFolded } from '../transform/mangle.ts';
 
@@ -48,4 +48,19 @@ function forwardee(start: Def): Def {
     k = j;
   }
   return k;
+}
+
+/**
+ * A call of a function whose body only passes its params and constants on to
+ * one of its continuation params is that jump, whatever the number of calls:
+ * a specialisation that evaluated to `return(42)` hands 42 to every caller
+ * without a copy of anything. True when `u` changed.
+ */
+export function jumpThrough(u: Continuation, f: Continuation): boolean {
+  const to = f.callee;
+  const own = (d: Def): boolean => d instanceof Param && d.continuation === f;
+  if (!own(to) || !f.args.every((a) => own(a) || isStatic(a))) return false;
+  const arg = (d: Def): Def => (own(d) ? u.arg((d as Param).index) : d);
+  u.jump(arg(to), f.args.map(arg));
+  return true;
 }

@@ -2,11 +2,11 @@
 // callee), and why: `@@` forces all of them, a filter that folds to true forces
 // its own, and the automatic rule takes the higher-order ones. Arguments hidden
 // with `$` are never specialised, whatever the reason.
-import { Continuation, type Def, type Param, PrimOp, litValue } from '../ir/defs.ts';
+import { Continuation, type Def, type Param, PrimOp } from '../ir/defs.ts';
 import { typeOrder } from '../ir/types.ts';
 import type { World } from '../ir/world.ts';
 import { specialisesHigherOrder } from './higher-order.ts';
-import { instantiate } from './instantiate.ts';
+import { fires } from './filter.ts';
 
 export type Reason = '@@' | 'filter' | 'higher-order';
 
@@ -54,8 +54,8 @@ export function decide(u: Continuation, callee: Continuation, forced: boolean, f
   if (forced) {
     for (const p of candidates) mark(p, '@@');
   } else {
-    const fires = filterEvaluator(u, callee, facts);
-    for (const p of candidates) if (fires(p)) mark(p, 'filter');
+    const filterFires = filterEvaluator(u, callee, facts);
+    for (const p of candidates) if (filterFires(p)) mark(p, 'filter');
     const higherOrder = candidates.filter((p) => dropped[p.index] === null && typeOrder(p.type) > 0);
     if (higherOrder.length === 0) return decision(callee, dropped, reasons);
     const nonStatic = facts.moving(callee);
@@ -89,6 +89,6 @@ function filterEvaluator(u: Continuation, callee: Continuation, facts: Facts): (
   const args = new Map<Param, Def>(callee.params.map((p) => [p, u.arg(p.index)]));
   return (p) => {
     const f = filter[p.index];
-    return f !== undefined && litValue(instantiate(facts.world, f, args)) === true;
+    return f !== undefined && fires(facts.world, f, args);
   };
 }

@@ -26,9 +26,9 @@ import { Continuation, type Def, Param, PrimOp } from '../ir/defs.ts';
 import { Scope } from '../ir/scope.ts';
 import type { World } from '../ir/world.ts';
 import type { DiagnosticSink, Span } from '../syntax/diagnostics.ts';
-import { FreeParams, reachable } from '../transform/analysis.ts';
+import { Closedness, reachable } from '../transform/analysis.ts';
 import { jumpFolded, mangleWith, specialiseWith } from '../transform/mangle.ts';
-import { foldBranch, resolveReturn } from './control.ts';
+import { foldBranch, jumpThrough, resolveReturn } from './control.ts';
 import { type Decision, type Facts, callTarget, decide } from './decide.ts';
 import { describe, paramName, spanText } from './describe.ts';
 import { nonStaticParams } from './higher-order.ts';
@@ -60,17 +60,24 @@ type Outcome = 'same' | 'changed' | 'stopped';
 
 class Evaluator implements Facts {
   private readonly memo = new Map<string, Continuation>();
-  /** Specialisations made by this run: inlining one is traced like inlining a function. */
-  private readonly made = new Set<Continuation>();
-  /** Whether a specialisation is a top-level function; the round's analysis does not know the new ones. */
-  private readonly madeClosed = new Map<Continuation, boolean>();
+  /** The call site each specialisation was made for: inlining it is traced like inlining a function, there. */
+  private readonly sites = new Map<Continuation, Span | null>();
+  /** The specialisations made this round, and whether each is a top-level function (the round's analysis does not know them). */
+  private readonly fresh = new Map<Continuation, boolean>();
+  /**
+   * Specialisations made this round for a memo key whose earlier specialisation
+   * was inlined since. A recursion may be reaching the key again (through other
+   * functions, too): this one stays a function until the next round, so that the
+   * recursion finds it in the memo and calls it instead of unfolding forever.
+   */
+  private readonly recurring = new Set<Continuation>();
   private readonly budget: number;
   private readonly growth: number;
   private steps = 0;
   private grown = 0;
   // Facts of the current round.
   private live = new Set<Continuation>();
-  private free = new FreeParams([]);
+  private free = new Closedness([]);
   private readonly movingOf = new Map<Continuation, Set<number>>();
   private readonly valueClosedOf = new Map<Def, boolean>();
 
@@ -116,15 +123,17 @@ class Evaluator implements Facts {
     this.world.sweep();
     // Before any specialisation copies them: the recursion of a generic body is only seen to be static this way.
     for (const c of r.continuations) if (c.hasBody) resolveReturn(c);
-    this.free = new FreeParams(r.continuations);
+    this.free = new Closedness(r.continuations);
     this.movingOf.clear();
     this.valueClosedOf.clear();
+    this.fresh.clear();
+    this.recurring.clear();
   }
 
   // ------------------------------------------------------------ facts
 
   closed(c: Continuation): boolean {
-    return this.live.has(c) ? this.free.isClosed(c) : (this.madeClosed.get(c) ?? false);
+    return this.live.has(c) ? this.free.isClosed(c) : (this.fresh.get(c) ?? false);
   }
 
   /** Iterative: dropped values may be long primop chains (a counter decremented at every level). */
@@ -170,10 +179,10 @@ class Evaluator implements Facts {
     const decision = decide(u, target.callee, target.forced, this);
     if (decision) return this.specialise(u, decision);
     const f = target.callee;
+    if (jumpThrough(u, f)) return 'changed';
     if (!this.canInline(u, f)) return 'same';
-    if (f.fnType.order > 1 || this.made.has(f)) {
-      this.traceLine(u, f, [[f.params, 'single use']]);
-    }
+    const site = this.sites.get(f);
+    if (site !== undefined || f.fnType.order > 1) this.traceLine(u, f, site ?? callSpan(u, f), [[f.params, 'single use']]);
     this.inline(u, f);
     return 'changed';
   }
@@ -187,8 +196,9 @@ class Evaluator implements Facts {
       return 'changed';
     }
     const key = `${f.gid}:${d.dropped.map((x) => (x ? x.gid : '_')).join(',')}`;
-    let spec = all ? undefined : this.memo.get(key);
-    if (!spec || !isLive(this.world, spec)) {
+    const known = all ? undefined : this.memo.get(key);
+    let spec = known && isLive(this.world, known) ? known : undefined;
+    if (!spec) {
       if (!this.spend(u, d)) return 'stopped';
       this.traceDecision(u, d);
       // With every param dropped the clone is the call's own copy of the body: no memo, no recursion to rewire.
@@ -201,8 +211,9 @@ class Evaluator implements Facts {
         return 'changed';
       }
       this.memo.set(key, spec);
-      this.made.add(spec);
-      this.madeClosed.set(spec, this.closed(f) && d.dropped.every((x) => x === null || this.valueClosed(x)));
+      if (known) this.recurring.add(spec);
+      this.sites.set(spec, callSpan(u, f));
+      this.fresh.set(spec, this.closed(f) && d.dropped.every((x) => x === null || this.valueClosed(x)));
     }
     u.jump(spec, u.args.filter((_, i) => d.dropped[i] === null));
     return 'changed';
@@ -210,7 +221,8 @@ class Evaluator implements Facts {
 
   /** `f` is called only by `u`, from outside `f`: the call can become `f`'s body. */
   private canInline(u: Continuation, f: Continuation): boolean {
-    return !f.external && u !== f && soleCaller(this.world, f) === u && !readsParamsOf(u.args, f);
+    if (f.external || u === f || this.recurring.has(f)) return false;
+    return soleCaller(this.world, f) === u && !readsParamsOf(u.args, f);
   }
 
   /** Inlines `f` into its only caller `u` in place. */
@@ -251,18 +263,23 @@ class Evaluator implements Facts {
       if (!ps) groups.set(why, (ps = []));
       ps.push(p);
     });
-    this.traceLine(u, d.callee, [...groups].map(([why, ps]) => [ps, why]));
+    this.traceLine(u, d.callee, callSpan(u, d.callee), [...groups].map(([why, ps]) => [ps, why]));
   }
 
   /** `specialise f at file:line:col: args [a, b] = 3, x (filter); args [return] = k (higher-order)` */
-  private traceLine(u: Continuation, f: Continuation, groups: readonly (readonly [readonly Param[], string])[]): void {
+  private traceLine(
+    u: Continuation,
+    f: Continuation,
+    site: Span | null,
+    groups: readonly (readonly [readonly Param[], string])[],
+  ): void {
     if (!this.opts.trace) return;
     const parts = groups.map(([ps, why]) => {
       const names = ps.map(paramName).join(', ');
       const values = ps.map((p) => describe(u.arg(p.index))).join(', ');
       return `args [${names}] = ${values} (${why})`;
     });
-    this.opts.trace(`specialise ${f.name || f.label} at ${spanText(callSpan(u, f))}: ${parts.join('; ')}`);
+    this.opts.trace(`specialise ${f.name || f.label} at ${spanText(site)}: ${parts.join('; ')}`);
   }
 }
 

@@ -47,26 +47,28 @@ function bodyRefs(c: Continuation): { params: Set<Param>; continuations: Set<Con
 }
 
 /**
- * Transitive free params of every continuation in `conts`: the params its body
- * uses that are not its own, plus the free params of every continuation it
- * mentions (jumping to a block of `f` makes you part of `f` just as using one of
- * `f`'s params does). A continuation with none is closed: a top-level function or
- * a block that can live in any function. `Scope.freeParams` only looks at direct
- * uses, so it calls a block closed when it merely jumps to a block that uses an
- * outer param; this analysis does not.
+ * Which continuations have free params, i.e. are not closed: a continuation is nested in `f` when its body
+ * uses one of `f`'s params, or mentions a continuation nested in `f` (jumping to a
+ * block of `f` makes you part of `f` just as using one of its params does), unless
+ * it is `f` itself. A continuation nested in nothing is closed: a top-level
+ * function, or a block that can live in any function.
+ *
+ * Only emptiness matters, so each continuation keeps at most two of the
+ * continuations it is nested in: removing its own params removes at most one, so
+ * two stand for "two or more" without changing the answer. Keeping full sets is
+ * quadratic in one big function whose SSA values run through hundreds of blocks.
  */
 export class FreeParams {
-  private readonly free = new Map<Continuation, Set<Param>>();
+  private readonly owners = new Map<Continuation, Continuation[]>();
 
   constructor(conts: Iterable<Continuation>) {
-    const refs = new Map<Continuation, Set<Continuation>>();
     const users = new Map<Continuation, Continuation[]>();
     const all = [...conts];
     for (const c of all) {
       const r = bodyRefs(c);
-      const own = new Set(c.params);
-      this.free.set(c, new Set([...r.params].filter((p) => !own.has(p))));
-      refs.set(c, r.continuations);
+      const mine: Continuation[] = [];
+      for (const p of r.params) addOwner(mine, p.continuation, c);
+      this.owners.set(c, mine);
       for (const t of r.continuations) {
         let us = users.get(t);
         if (!us) users.set(t, (us = []));
@@ -74,38 +76,27 @@ export class FreeParams {
       }
     }
     // Propagate from mentioned continuations to the ones mentioning them until nothing grows.
-    const work = [...all];
-    const queued = new Set(all);
+    const work = all.filter((c) => this.owners.get(c)!.length > 0);
     while (work.length) {
       const c = work.pop()!;
-      queued.delete(c);
-      const fc = this.free.get(c)!;
+      const from = this.owners.get(c)!;
       for (const u of users.get(c) ?? []) {
-        const fu = this.free.get(u);
-        if (!fu) continue;
-        let grew = false;
-        for (const p of fc) {
-          if (p.continuation !== u && !fu.has(p)) {
-            fu.add(p);
-            grew = true;
-          }
-        }
-        if (grew && !queued.has(u)) {
-          queued.add(u);
-          work.push(u);
-        }
+        const to = this.owners.get(u);
+        if (!to || to.length === 2) continue;
+        const before = to.length;
+        for (const o of from) addOwner(to, o, u);
+        if (to.length > before) work.push(u);
       }
     }
   }
 
-  /** Free params of `c`, ordered by creation (a stable order for environments and lifted params). */
-  of(c: Continuation): Param[] {
-    return [...(this.free.get(c) ?? [])].sort((a, b) => a.gid - b.gid);
-  }
-
   isClosed(c: Continuation): boolean {
-    return (this.free.get(c)?.size ?? 0) === 0;
+    return (this.owners.get(c)?.length ?? 0) === 0;
   }
+}
+
+function addOwner(owners: Continuation[], o: Continuation, self: Continuation): void {
+  if (o !== self && owners.length < 2 && !owners.includes(o)) owners.push(o);
 }
 
 /**

@@ -1,20 +1,22 @@
 // Cleanup: the local simplifications every other pass leaves work for, repeated
 // to a fixed point.
 //   - resolve partial-evaluation markers: `run(e)` and `hlt(e)` become `e`, a
-//     leftover `known(e)` becomes false (the evaluator has had its chance);
+//     leftover `known(e)` becomes false, and a `pe_info` call (a compile-time
+//     message) just returns (the evaluator has had its chance);
 //   - forget continuations that the externals cannot reach;
 //   - fold branches and matches whose condition became a literal;
 //   - eta-reduce forwarding continuations `k(x…) = j(x…)` to `j`;
 //   - drop params of blocks that are unused or receive the same value from every
 //     predecessor (trivial phis);
 //   - merge a continuation into the one jump that reaches it (this is also how a
-//     function with a single call site gets inlined).
+//     function with a single call site gets inlined);
+// and finally sweep the primops no live code reaches, so that scopes computed
+// afterwards see only live users.
 import { Continuation, type Def, Param, type PrimOp, isLit } from '../ir/defs.ts';
 import { MemType } from '../ir/types.ts';
 import type { World } from '../ir/world.ts';
 import { isControlOperand, reachable } from './analysis.ts';
 import { jumpFolded } from './mangle.ts';
-import { substitute } from './substitute.ts';
 
 export function cleanup(world: World): void {
   for (let changed = true; changed; ) {
@@ -24,12 +26,21 @@ export function cleanup(world: World): void {
     forgetUnreachable(world, new Set(r.continuations));
     for (const c of r.continuations) {
       if (!alive(world, c)) continue;
+      changed = dropPeInfo(c) || changed;
       changed = foldBranch(world, c) || changed;
       changed = etaReduce(world, c) || changed;
     }
-    for (const c of r.continuations) if (alive(world, c) && removeParams(world, c)) changed = true;
-    for (const c of r.continuations) if (alive(world, c) && mergeIntoPredecessor(world, c)) changed = true;
+    // Params replaced by a phase are substituted once at its end: one replacement per
+    // merge would rebuild a long chain of primops (`t += f(…)` a thousand times) per merge.
+    const removed = new Map<Def, Def>();
+    for (const c of r.continuations) if (alive(world, c) && removeParams(world, c, removed)) changed = true;
+    world.replaceAll(removed);
+    const merged = new Map<Def, Def>();
+    for (const c of r.continuations) if (alive(world, c) && mergeIntoPredecessor(world, c, merged)) changed = true;
+    world.replaceAll(merged);
   }
+  forgetUnreachable(world, new Set(reachable(world).continuations));
+  world.sweep();
 }
 
 function alive(world: World, c: Continuation): boolean {
@@ -42,8 +53,16 @@ function resolveMarkers(world: World, primops: readonly PrimOp[]): boolean {
     if (p.tag === 'run' || p.tag === 'hlt') subst.set(p, p.op(0));
     else if (p.tag === 'known') subst.set(p, world.litBool(false));
   }
-  substitute(world, subst);
+  world.replaceAll(subst);
   return subst.size > 0;
+}
+
+/** `pe_info(mem, message, value, k)` continues at `k`: the message was for the partial evaluator. */
+function dropPeInfo(c: Continuation): boolean {
+  const callee = c.callee;
+  if (!(callee instanceof Continuation) || callee.intrinsic !== 'pe_info') return false;
+  c.jump(c.arg(c.args.length - 1), [c.arg(0)]);
+  return true;
 }
 
 /** Imports and intrinsics stay registered: the World hands out the same node for them again. */
@@ -84,7 +103,7 @@ function etaReduce(world: World, k: Continuation): boolean {
     return false;
   }
   if (j instanceof Continuation && j.hasBody) {
-    substitute(world, new Map([[k, j]]));
+    world.replace(k, j);
     world.forget(k);
     return true;
   }
@@ -118,7 +137,7 @@ function callersOnly(c: Continuation): Continuation[] | null {
  * that every caller sets to the same value, ignoring a loop passing the param back
  * to itself. Memory params stay: every continuation starts with one.
  */
-function removeParams(world: World, k: Continuation): boolean {
+function removeParams(world: World, k: Continuation, subst: Map<Def, Def>): boolean {
   if (k.external || k.fnType.order !== 1) return false;
   const callers = callersOnly(k);
   if (!callers || callers.length === 0) return false;
@@ -141,9 +160,8 @@ function removeParams(world: World, k: Continuation): boolean {
   const keptParams = k.params.filter((p) => !replacement.has(p.index));
   const fresh = world.continuation(world.fnType(keptParams.map((p) => p.type)), k.name, keptParams.map((p) => p.name));
   fresh.span = k.span;
-  const subst = new Map<Def, Def>([...replacement].map(([i, v]) => [k.param(i), v]));
+  for (const [i, v] of replacement) subst.set(k.param(i), v);
   keptParams.forEach((p, i) => subst.set(p, fresh.param(i)));
-  substitute(world, subst);
   fresh.jump(k.callee, k.args);
   for (const u of callersOnly(k)!) u.jump(fresh, u.args.filter((_, i) => !replacement.has(i)));
   world.forget(k);
@@ -151,12 +169,12 @@ function removeParams(world: World, k: Continuation): boolean {
 }
 
 /** A continuation with one use, as the callee of `u`, is `u`'s body with its params bound to `u`'s arguments. */
-function mergeIntoPredecessor(world: World, k: Continuation): boolean {
+function mergeIntoPredecessor(world: World, k: Continuation, subst: Map<Def, Def>): boolean {
   if (k.external || k.numUses !== 1) return false;
   const [{ user: u, index }] = k.uses.values();
   if (!(u instanceof Continuation) || index !== 0 || u === k || u.args.length !== k.params.length) return false;
   if (u.args.some((a) => a instanceof Param && a.continuation === k)) return false;
-  substitute(world, new Map(k.params.map((p, i) => [p, u.arg(i)])));
+  k.params.forEach((p, i) => subst.set(p, u.arg(i)));
   jumpFolded(world, u, k.callee, k.args);
   world.forget(k);
   return true;

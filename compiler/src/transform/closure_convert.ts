@@ -44,7 +44,7 @@ import {
 } from '../ir/types.ts';
 import { type World, isStatic } from '../ir/world.ts';
 import type { DiagnosticSink } from '../syntax/diagnostics.ts';
-import { FreeParams, isReturnParam, reachable } from './analysis.ts';
+import { FreeParams, isControlOperand, isReturnParam, reachable, returnsThroughLast } from './analysis.ts';
 import { Cloner, jumpFolded } from './mangle.ts';
 
 /** Intrinsics whose body argument stays a continuation for a later pass. */
@@ -92,7 +92,7 @@ function classify(conts: readonly Continuation[], free: FreeParams): Map<Continu
     if (callee instanceof Continuation && keepsBody.has(callee.intrinsic)) {
       for (const a of u.args.slice(0, -1)) if (a.type instanceof FnType) kernels.add(a);
     }
-    if (returns(callee) && !isBlockLike(callee, kinds)) receivers.add(u.args[u.args.length - 1]!);
+    if (returns(callee)) receivers.add(u.args[u.args.length - 1]!);
   }
   for (const c of conts) {
     if (!c.hasBody || c.isIntrinsic) continue;
@@ -110,8 +110,7 @@ function classify(conts: readonly Continuation[], free: FreeParams): Map<Continu
 
 /** A jump to `d` passes its last argument as a return continuation. */
 function returns(d: Def): boolean {
-  const t = d.type;
-  return t instanceof FnType && t.params.length > 0 && t.params[t.params.length - 1] instanceof FnType;
+  return returnsThroughLast(d.type);
 }
 
 /** Jumps to blocks and receivers pass values only; their last argument is no return continuation. */
@@ -122,23 +121,7 @@ function isBlockLike(d: Def, kinds: Map<Continuation, Kind>): boolean {
 }
 
 function onlyControlUses(c: Continuation): boolean {
-  for (const { user, index } of c.uses.values()) {
-    if (!(user instanceof Continuation)) return false;
-    if (index === 0) continue;
-    const callee = user.callee;
-    const arg = index - 1;
-    if (callee instanceof Continuation && callee.intrinsic === 'branch') {
-      if (arg === 2 || arg === 3) continue;
-      return false;
-    }
-    if (callee instanceof Continuation && callee.intrinsic === 'match') {
-      if (arg === 2 || (arg >= 4 && arg % 2 === 0)) continue;
-      return false;
-    }
-    if (arg === user.args.length - 1 && returns(callee)) continue;
-    return false;
-  }
-  return true;
+  return [...c.uses.values()].every(({ user, index }) => user instanceof Continuation && isControlOperand(user, index));
 }
 
 /** A conversion is needed when a function value exists anywhere: as a continuation used as a value, or in a type. */
@@ -244,8 +227,8 @@ function checkLocal(c: Continuation, info: LiftInfo, kinds: Map<Continuation, Ki
   const span = c.fnType.order === 1 ? c.span ?? target.span : target.span ?? c.span;
   sink.error(
     span,
-    `cannot compile a non-local jump out of '${describe(c)}': it becomes a closure that is not inlined, ` +
-      `but continues at '${describe(target)}' of an enclosing function`,
+    `cannot compile a non-local jump out of '${describe(c)}': it escapes as a value into code that is not inlined, ` +
+      `but continues in its enclosing function (at '${describe(target)}')`,
   );
   return false;
 }

@@ -1,0 +1,265 @@
+// Benchmarks the CPU schedules on three kernels: Mandelbrot (2048², f32, at most 256
+// iterations), saxpy (16M f32) and a 3×3 box blur by rows (4096² f32). Each kernel
+// (mandelbrot.impala, saxpy.impala, blur.impala) is written once against the loop
+// combinators `rows`, `cols` and `each`; a schedule module defines them, and the
+// partial evaluation that follows turns each combination into its own code:
+//
+//   scalar         rows = cols = each = range                       one thread
+//   vectorize(8)   cols = each = vectorize(8, …), rows = range      one thread, SPMD lanes
+//   vectorize(16)  likewise with 16 lanes
+//   parallel(0)    rows = each = parallel(0, …), cols = range       all cores (TBB)
+//
+// Every variant is built at -O3 for the host CPU through compile() and called
+// through koffi: one warm-up, then the median of `--runs` (default 5) timed
+// calls. Results are checked against the scalar variant bit for bit. A vectorize
+// cell reads 'n/a (vectorize unavailable)' while compiler/src/vectorize has no
+// vectoriser; no number is ever made up. Prints one table and writes the raw
+// numbers to out/bench/vectorize.json (or --json FILE).
+//
+//   npx tsx bench/vectorize/run.ts [--runs N] [--json FILE]
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { type CompiledLibrary, CompileFailure, compile, type NativeFunction } from '../../compiler/src/driver/compile.ts';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, '..', '..');
+
+const { values: cli } = parseArgs({
+  options: {
+    runs: { type: 'string', default: '5' },
+    json: { type: 'string', default: path.join(root, 'out', 'bench', 'vectorize.json') },
+  },
+});
+const runs = Number(cli.runs);
+if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs must be a positive integer, not '${cli.runs}'`);
+
+// ------------------------------------------------------------ schedules
+
+interface Variant {
+  id: 'scalar' | 'vectorize8' | 'vectorize16' | 'parallel';
+  title: string;
+  /** Impala source defining `rows`, `cols` and `each`. */
+  schedule: string;
+  needsVectoriser: boolean;
+}
+
+const loop = (name: string, body: string): string => `fn @${name}(a: i32, b: i32, f: fn(i32) -> ()) -> () { ${body} }`;
+
+function variant(id: Variant['id'], title: string, rows: string, cols: string, each: string): Variant {
+  const schedule = [loop('rows', rows), loop('cols', cols), loop('each', each)].join('\n');
+  return { id, title, schedule, needsVectoriser: schedule.includes('vectorize(') };
+}
+
+const variants: Variant[] = [
+  variant('scalar', 'scalar', 'range(a, b, f)', 'range(a, b, f)', 'range(a, b, f)'),
+  variant('vectorize8', 'vectorize(8)', 'range(a, b, f)', 'vectorize(8, a, b, f)', 'vectorize(8, a, b, f)'),
+  variant('vectorize16', 'vectorize(16)', 'range(a, b, f)', 'vectorize(16, a, b, f)', 'vectorize(16, a, b, f)'),
+  variant('parallel', 'parallel(0)', 'parallel(0, a, b, f)', 'range(a, b, f)', 'parallel(0, a, b, f)'),
+];
+
+/** Whether someone has put a vectoriser into compiler/src/vectorize yet. */
+function vectoriserPresent(): boolean {
+  try {
+    return readdirSync(path.join(root, 'compiler', 'src', 'vectorize')).some((f) => f.endsWith('.ts') && !f.endsWith('.test.ts'));
+  } catch {
+    return false;
+  }
+}
+
+// ------------------------------------------------------------ kernels
+
+/** One call of a kernel on prepared inputs; `output` is what the variants must agree on. */
+interface Workload {
+  /** Resets the inputs the kernel overwrites, outside the timed region. */
+  reset(): void;
+  call(fn: NativeFunction): void;
+  output(): Int32Array | Float32Array;
+}
+
+interface Kernel {
+  id: string;
+  title: string;
+  file: string;
+  symbol: string;
+  workload(): Workload;
+}
+
+/** Deterministic inputs in [0, 1). */
+function pseudoRandom(n: number, seed: number): Float32Array {
+  const a = new Float32Array(n);
+  let s = seed >>> 0;
+  for (let i = 0; i < n; i++) {
+    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+    a[i] = (s >>> 8) / 2 ** 24;
+  }
+  return a;
+}
+
+const kernels: Kernel[] = [
+  {
+    id: 'mandelbrot',
+    title: 'mandelbrot 2048² f32',
+    file: 'mandelbrot.impala',
+    symbol: 'mandelbrot',
+    workload() {
+      const out = new Int32Array(2048 * 2048);
+      return { reset: () => out.fill(0), call: (fn) => fn(out), output: () => out };
+    },
+  },
+  {
+    id: 'saxpy',
+    title: 'saxpy 16M f32',
+    file: 'saxpy.impala',
+    symbol: 'saxpy',
+    workload() {
+      const n = 16 * 1024 * 1024;
+      const x = pseudoRandom(n, 1);
+      const y0 = pseudoRandom(n, 2);
+      const y = new Float32Array(n);
+      return { reset: () => y.set(y0), call: (fn) => fn(n, 2.5, x, y), output: () => y };
+    },
+  },
+  {
+    id: 'blur',
+    title: 'box blur 3×3 4096² f32',
+    file: 'blur.impala',
+    symbol: 'blur',
+    workload() {
+      const w = 4096;
+      const src = pseudoRandom(w * w, 3);
+      const dst = new Float32Array(w * w);
+      return { reset: () => dst.fill(0), call: (fn) => fn(w, w, src, dst), output: () => dst };
+    },
+  },
+];
+
+// ------------------------------------------------------------ measuring
+
+type Cell =
+  | { status: 'ok'; timesMs: number[]; medianMs: number; speedup: number | null; matchesScalar: boolean; mismatches: number }
+  | { status: 'unavailable'; reason: string }
+  | { status: 'failed'; reason: string };
+
+function median(xs: readonly number[]): number {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
+}
+
+function mismatches(a: ArrayLike<number>, b: ArrayLike<number>): number {
+  let n = 0;
+  for (let i = 0; i < a.length; i++) if (!Object.is(a[i], b[i])) n++;
+  return n + Math.abs(a.length - b.length);
+}
+
+async function build(kernel: Kernel, v: Variant): Promise<CompiledLibrary> {
+  const text = readFileSync(path.join(here, kernel.file), 'utf8');
+  return compile({
+    sources: [
+      { path: `bench/vectorize/${kernel.file}`, text },
+      { path: `bench/vectorize/schedule-${v.id}.impala`, text: v.schedule },
+    ],
+    options: { optLevel: 3 },
+  });
+}
+
+function firstLine(s: string): string {
+  return s.split('\n').find((l) => l.trim() !== '') ?? s;
+}
+
+async function measure(kernel: Kernel, v: Variant, reference: Int32Array | Float32Array | null): Promise<{ cell: Cell; output: Int32Array | Float32Array | null }> {
+  let lib: CompiledLibrary;
+  try {
+    lib = await build(kernel, v);
+  } catch (e) {
+    if (!(e instanceof CompileFailure)) throw e;
+    if (v.needsVectoriser && !vectoriserPresent()) return { cell: { status: 'unavailable', reason: 'vectorize unavailable' }, output: null };
+    return { cell: { status: 'failed', reason: e.rendered }, output: null };
+  }
+  const fn = lib.fn(kernel.symbol);
+  const work = kernel.workload();
+  work.reset();
+  work.call(fn);
+  const output = work.output().slice();
+  const bad = reference ? mismatches(output, reference) : 0;
+  const timesMs: number[] = [];
+  for (let r = 0; r < runs; r++) {
+    work.reset();
+    const start = performance.now();
+    work.call(fn);
+    timesMs.push(performance.now() - start);
+  }
+  return { cell: { status: 'ok', timesMs, medianMs: median(timesMs), speedup: null, matchesScalar: bad === 0, mismatches: bad }, output };
+}
+
+function show(cell: Cell): string {
+  switch (cell.status) {
+    case 'unavailable': return `n/a (${cell.reason})`;
+    case 'failed': return 'n/a (build failed)';
+    case 'ok': {
+      const t = `${cell.medianMs.toFixed(1)} ms`;
+      const s = cell.speedup === null ? '' : ` (${cell.speedup.toFixed(2)}×)`;
+      return `${t}${s}${cell.matchesScalar ? '' : ` WRONG (${cell.mismatches} differ)`}`;
+    }
+  }
+}
+
+function table(header: readonly string[], rows: readonly string[][]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => r[i]!.length)));
+  const line = (cells: readonly string[]): string => cells.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd();
+  return [line(header), line(widths.map((w) => '-'.repeat(w))), ...rows.map(line)].join('\n');
+}
+
+// ------------------------------------------------------------ main
+
+const cores = os.availableParallelism();
+const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
+console.log(`${cpu}, ${cores} cores (parallel(0) uses all of them); -O3 for this CPU; median of ${runs} runs after one warm-up`);
+
+const results: Record<string, Record<string, Cell>> = {};
+let wrong = false;
+const rows: string[][] = [];
+for (const kernel of kernels) {
+  const cells: Record<string, Cell> = {};
+  let reference: Int32Array | Float32Array | null = null;
+  let scalarMs: number | null = null;
+  for (const v of variants) {
+    process.stderr.write(`${kernel.id} ${v.title}…\n`);
+    const { cell, output } = await measure(kernel, v, reference);
+    if (v.id === 'scalar') {
+      if (cell.status !== 'ok') throw new Error(`the scalar ${kernel.id} does not build:\n${cell.reason}`);
+      reference = output;
+      scalarMs = cell.medianMs;
+    }
+    if (cell.status === 'ok' && scalarMs !== null) cell.speedup = scalarMs / cell.medianMs;
+    if (cell.status === 'ok' && !cell.matchesScalar) wrong = true;
+    if (cell.status === 'failed') process.stderr.write(`${kernel.id} ${v.title} does not build: ${firstLine(cell.reason)}\n`);
+    cells[v.id] = cell;
+  }
+  results[kernel.id] = cells;
+  rows.push([kernel.title, ...variants.map((v) => show(cells[v.id]!))]);
+}
+
+console.log(table(['kernel', ...variants.map((v) => v.title)], rows));
+
+mkdirSync(path.dirname(cli.json), { recursive: true });
+writeFileSync(
+  cli.json,
+  `${JSON.stringify(
+    {
+      date: new Date().toISOString(),
+      machine: { cpu, cores, platform: `${os.platform()} ${os.arch()}`, node: process.version },
+      optLevel: 3,
+      runs,
+      variants: variants.map((v) => ({ id: v.id, title: v.title, schedule: v.schedule })),
+      kernels: kernels.map((k) => ({ id: k.id, title: k.title, results: results[k.id] })),
+    },
+    null,
+    2,
+  )}\n`,
+);
+console.log(`raw numbers: ${path.relative(process.cwd(), cli.json) || cli.json}`);
+if (wrong) process.exitCode = 1;
