@@ -20,10 +20,24 @@ import {
 export const SHARED_ITEMS = `
 fn pp_f2i(x: f64) -> i32 { if x < 1.0e9 && x > -1.0e9 { x as i32 } else { -7 } }
 fn pp_fin(x: f64) -> f64 { if x == x { x } else { 0.0 } }
+fn pp_apply(f: fn(i32) -> i32, x: i32) -> i32 { f(x) }
 fn pp_apply2(f: fn(i32) -> i32, x: i32) -> i32 { f(f(x)) }
 fn pp_each3(f: fn(i32) -> (), x: i32) -> () { f(x); f(x + 1); f(x + 2) }
 fn pp_countdown(n: i32, body: fn(i32) -> ()) -> () { if n > 0 { body(n); pp_countdown(n - 1, body) } }
 `;
+
+/**
+ * What the generator leaves out while the compiler gets it wrong; each has a
+ * reproducer in regressions.test.ts. Set one to false when its regression passes.
+ */
+export interface Exclusions {
+  /** Passing a closure to a fn that applies it twice (`pp_apply2`): the evaluator leaves code out of scope. */
+  closureAppliedTwice: boolean;
+  /** A loop in the body of another loop: lower2cff leaves the outer generator nested in its caller. */
+  nestedLoops: boolean;
+}
+
+export const EXCLUDED: Exclusions = { closureAppliedTwice: true, nestedLoops: true };
 
 type IntType = 'i32' | 'i64' | 'u32';
 const INT_TYPES: readonly IntType[] = ['i32', 'i64', 'u32'];
@@ -91,7 +105,10 @@ class Gen {
   private readonly helpers: Helper[] = [];
   private readonly structs: { item: string; fields: { name: string; t: Scalar }[] }[] = [];
 
-  constructor(private readonly r: Rand) {}
+  constructor(
+    private readonly r: Rand,
+    private readonly excluded: Exclusions,
+  ) {}
 
   // ---------------------------------------------------------------- randomness
 
@@ -257,10 +274,11 @@ class Gen {
   private closureCall(env: readonly Var[], d: number, ctx: Ctx): Expr {
     const fns = env.filter((v) => v.kind === 'fn');
     const arg = this.expr('i32', env, d - 1, ctx);
+    const apply = this.excluded.closureAppliedTwice ? 'pp_apply(' : this.pick(['pp_apply(', 'pp_apply2(']);
     return this.choose<Expr>([
       [fns.length ? 3 : 0, () => op('i32', nameUse(this.pick(fns).name), '(', arg, ')')],
-      [fns.length ? 2 : 0, () => op('i32', 'pp_apply2(', nameUse(this.pick(fns).name), ', ', arg, ')')],
-      [1, () => op('i32', 'pp_apply2(', this.lambda(env, ctx), ', ', arg, ')')],
+      [fns.length ? 2 : 0, () => op('i32', apply, nameUse(this.pick(fns).name), ', ', arg, ')')],
+      [1, () => op('i32', apply, this.lambda(env, ctx), ', ', arg, ')')],
     ]);
   }
 
@@ -392,6 +410,7 @@ class Gen {
     const mutAggs = env.filter((v): v is Aggregate => (v.kind === 'tuple' || v.kind === 'struct' || v.kind === 'array') && v.mut);
     const procs = env.filter((v) => v.kind === 'proc');
     const deep = ctx.depth >= 3;
+    const loops = ctx.loopDepth < (this.excluded.nestedLoops ? 1 : 2);
     return this.choose<{ s: Stmt; vars: Var[] }>([
       [5, () => this.letScalar(env, d, ctx)],
       [deep ? 0.5 : 2, () => this.letAggregate(env, d, ctx)],
@@ -411,8 +430,8 @@ class Gen {
         if (this.chance(0.5)) parts.push(' else ', this.nested(env, inner));
         return none(stmt(parts));
       }],
-      [deep || ctx.loopDepth >= 2 ? 0 : 3, () => none(this.forLoop(env, ctx))],
-      [deep || ctx.loopDepth >= 2 ? 0 : 1, () => none(this.whileLoop(env, ctx))],
+      [deep || !loops ? 0 : 3, () => none(this.forLoop(env, ctx))],
+      [deep || !loops ? 0 : 1, () => none(this.whileLoop(env, ctx))],
       [ctx.loop ? 1.5 : 0, () => none(stmt(['if ', this.expr('bool', env, d, ctx), ` { ${this.pick(['break()', 'continue()'])} }`]))],
       [ctx.ret ? 0.4 : 0, () => none(stmt(['if ', this.expr('bool', env, d, ctx), ' { return(', this.expr(ctx.ret!, env, d, ctx), ') }']))],
       [procs.length ? 1.5 : 0, () => {
@@ -632,8 +651,12 @@ function randOf(mrng: fc.Random): Rand {
 
 /** Generates one case per draw and shrinks with `reductions`. */
 class CaseArbitrary extends fc.Arbitrary<Case> {
+  constructor(private readonly excluded: Exclusions) {
+    super();
+  }
+
   generate(mrng: fc.Random): fc.Value<Case> {
-    return new fc.Value(new Gen(randOf(mrng)).makeCase(), undefined);
+    return new fc.Value(new Gen(randOf(mrng), this.excluded).makeCase(), undefined);
   }
 
   canShrinkWithoutContext(value: unknown): value is Case {
@@ -645,4 +668,7 @@ class CaseArbitrary extends fc.Arbitrary<Case> {
   }
 }
 
-export const caseArbitrary: fc.Arbitrary<Case> = new CaseArbitrary();
+/** Cases without the `excluded` features (by default those the compiler still gets wrong). */
+export function caseArbitrary(excluded: Exclusions = EXCLUDED): fc.Arbitrary<Case> {
+  return new CaseArbitrary(excluded);
+}

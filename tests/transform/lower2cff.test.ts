@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { Continuation } from '../../compiler/src/ir/defs.ts';
 import { FnType } from '../../compiler/src/ir/types.ts';
 import { DiagnosticSink } from '../../compiler/src/syntax/diagnostics.ts';
-import { FreeParams, reachable } from '../../compiler/src/transform/analysis.ts';
+import { Closedness, reachable } from '../../compiler/src/transform/analysis.ts';
 import { cffViolations, lower2cff } from '../../compiler/src/transform/lower2cff.ts';
 import { verify } from '../../compiler/src/ir/verify.ts';
 import {
@@ -23,7 +23,7 @@ describe('lower2cff', () => {
     expect(cffViolations(b.w)).toEqual([]);
 
     const r = reachable(b.w);
-    const free = new FreeParams(r.continuations);
+    const free = new Closedness(r.continuations);
     const functions = r.continuations.filter((c) => c.hasBody && free.isClosed(c) && c.retParam);
     expect(functions).toEqual([main]);
     for (const c of r.continuations) {
@@ -63,7 +63,7 @@ describe('lower2cff on harder programs', () => {
     expect(cffViolations(b.w)).toEqual([]);
     expect(verify(b.w)).toEqual([]);
     const r = reachable(b.w);
-    const free = new FreeParams(r.continuations);
+    const free = new Closedness(r.continuations);
     expect(r.continuations.filter((c) => c.hasBody && free.isClosed(c))).toEqual([main]);
     expect(ns.map((n) => runIR(main, [BigInt(n)]).result)).toEqual(expected);
   });

@@ -12,6 +12,7 @@ import { World } from '../ir/world.ts';
 import { FnType, PrimType, PtrType, type IRType } from '../ir/types.ts';
 import type { Continuation } from '../ir/defs.ts';
 import { optimise } from '../transform/pipeline.ts';
+import { partialEvaluate } from '../pe/index.ts';
 import { emitLLVM } from '../backend/llvm.ts';
 import { printWorld } from '../ir/printer.ts';
 
@@ -87,7 +88,10 @@ export function compileToLLVM(sources: readonly SourceFile[], opts: FrontendOpti
     const front = frontEnd(sources, sink);
     if (!front) return { ok: false, diagnostics: sink.list };
     const { world, emitted } = front;
-    optimise(world, { sink, peTrace: opts.peTrace ?? false });
+    // The evaluator consumes the run/hlt/known markers, so it precedes optimise's cleanup.
+    const trace = opts.peTrace ? (line: string) => process.stderr.write(`${line}\n`) : undefined;
+    if (!partialEvaluate(world, { sink, trace })) return { ok: false, diagnostics: sink.list };
+    optimise(world, { sink });
     if (sink.hasErrors) return { ok: false, diagnostics: sink.list };
     const llvm = emitLLVM(world, { moduleName: sources[0]?.path ?? 'impala' });
     return {

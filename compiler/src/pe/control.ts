@@ -7,9 +7,10 @@
 // return continuation of a tail-recursive call the function's own return param,
 // a static argument, so `unroll_step` specialised to its body becomes a loop.
 import { Continuation, type Def, Param, isLit } from '../ir/defs.ts';
-import { type World, isStatic } from '../ir/world.ts';
+import type { World } from '../ir/world.ts';
 import { returnsThroughLast } from '../transform/analysis.ts';
 import { jumpFolded } from '../transform/mangle.ts';
+import { readsParamsOf } from './liveness.ts';
 
 /** Replaces a branch or match on a literal by a jump; true when `u` changed. */
 export function foldBranch(world: World, u: Continuation): boolean {
@@ -51,16 +52,27 @@ function forwardee(start: Def): Def {
 }
 
 /**
- * A call of a function whose body only passes its params and constants on to
- * one of its continuation params is that jump, whatever the number of calls:
- * a specialisation that evaluated to `return(42)` hands 42 to every caller
- * without a copy of anything. True when `u` changed.
+ * Whether `f`'s body only passes its params and values from outside it on to one
+ * of its continuation params: a specialisation evaluated down to `return(42)`,
+ * or a function that forwards. Such a body is valid at every call of `f`.
+ */
+export function isPlainJump(f: Continuation): boolean {
+  const to = f.callee;
+  return to instanceof Param && to.continuation === f && f.args.every((a) => ownParam(a, f) || !readsParamsOf([a], f));
+}
+
+/**
+ * A call of a function whose body is a plain jump is that jump, whatever the
+ * number of calls: 42 goes to every caller without a copy of anything. True
+ * when `u` changed.
  */
 export function jumpThrough(u: Continuation, f: Continuation): boolean {
-  const to = f.callee;
-  const own = (d: Def): boolean => d instanceof Param && d.continuation === f;
-  if (!own(to) || !f.args.every((a) => own(a) || isStatic(a))) return false;
-  const arg = (d: Def): Def => (own(d) ? u.arg((d as Param).index) : d);
-  u.jump(arg(to), f.args.map(arg));
+  if (!isPlainJump(f)) return false;
+  const arg = (d: Def): Def => (ownParam(d, f) ? u.arg((d as Param).index) : d);
+  u.jump(arg(f.callee), f.args.map(arg));
   return true;
+}
+
+function ownParam(d: Def, f: Continuation): boolean {
+  return d instanceof Param && d.continuation === f;
 }

@@ -2,11 +2,10 @@
 // callee), and why: `@@` forces all of them, a filter that folds to true forces
 // its own, and the automatic rule takes the higher-order ones. Arguments hidden
 // with `$` are never specialised, whatever the reason.
-import { Continuation, type Def, type Param, PrimOp } from '../ir/defs.ts';
+import { Continuation, type Def, type Param, PrimOp, litValue } from '../ir/defs.ts';
 import { typeOrder } from '../ir/types.ts';
 import type { World } from '../ir/world.ts';
 import { specialisesHigherOrder } from './higher-order.ts';
-import { fires } from './filter.ts';
 
 export type Reason = '@@' | 'filter' | 'higher-order';
 
@@ -83,12 +82,20 @@ function isHidden(d: Def): boolean {
   return d instanceof PrimOp && d.tag === 'hlt';
 }
 
+/**
+ * Filters are bool expressions over the callee's params. At a call they are
+ * rebuilt through the World with the arguments substituted, so constants, `?`
+ * (`known`), comparisons, arithmetic and `&`/`|` fold as they would in code: a
+ * filter fires when it folds to true. `World.substitute` also brings a filter up
+ * to date with params replaced since (a specialisation's filter may mention its
+ * caller's values, and inlining in place replaces those).
+ */
 function filterEvaluator(u: Continuation, callee: Continuation, facts: Facts): (p: Param) => boolean {
   const filter = callee.filter;
   if (!filter) return () => false;
-  const args = new Map<Param, Def>(callee.params.map((p) => [p, u.arg(p.index)]));
+  const args = new Map<Def, Def>(callee.params.map((p) => [p, u.arg(p.index)]));
   return (p) => {
     const f = filter[p.index];
-    return f !== undefined && fires(facts.world, f, args);
+    return f !== undefined && litValue(facts.world.substitute(f, args)) === true;
   };
 }

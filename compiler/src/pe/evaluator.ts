@@ -6,11 +6,14 @@
 //     (`specialiseWith`, the one mangle), memoised per (callee, dropped values);
 //     inside the clone, recursive calls passing the dropped values again call the
 //     clone (static arguments), so `range` stays a loop while `unroll` unfolds;
-//   - a continuation with a single call site is inlined. The clone would be used
+//   - a continuation with a single call site is inlined. A clone would be used
 //     once and the original dropped, so this is done in place, as cleanup merges
 //     blocks: its params are replaced by the arguments (folding every use) and its
 //     body becomes the caller's. This is what moves a constant returned through a
-//     return continuation on to the code after the call.
+//     return continuation on to the code after the call. Specialisations made in
+//     a round are inlined from the next round on (see `fresh`);
+//   - a function whose body evaluated to a plain jump (`return(42)`) is that jump
+//     at every call (control.ts).
 // The walk (see `Walk`) follows the bodies as evaluation leaves them, so new
 // clones are evaluated as soon as a call reaches them and a chain of
 // specialisations proceeds within one round. Rounds repeat, each starting by
@@ -28,11 +31,11 @@ import type { World } from '../ir/world.ts';
 import type { DiagnosticSink, Span } from '../syntax/diagnostics.ts';
 import { Closedness, reachable } from '../transform/analysis.ts';
 import { jumpFolded, mangleWith, specialiseWith } from '../transform/mangle.ts';
-import { foldBranch, jumpThrough, resolveReturn } from './control.ts';
+import { foldBranch, isPlainJump, jumpThrough, resolveReturn } from './control.ts';
 import { type Decision, type Facts, callTarget, decide } from './decide.ts';
 import { describe, paramName, spanText } from './describe.ts';
 import { nonStaticParams } from './higher-order.ts';
-import { isLive, readsParamsOf, soleCaller } from './liveness.ts';
+import { callers, isLive, readsParamsOf, soleCaller } from './liveness.ts';
 
 export interface PeOptions {
   sink: DiagnosticSink;
@@ -45,7 +48,7 @@ export interface PeOptions {
 }
 
 export const defaultPeBudget = 100_000;
-export const defaultPeGrowth = 100_000;
+export const defaultPeGrowth = 50_000;
 
 /**
  * Partially evaluates the program the externals reach, in place. Returns false
@@ -62,15 +65,14 @@ class Evaluator implements Facts {
   private readonly memo = new Map<string, Continuation>();
   /** The call site each specialisation was made for: inlining it is traced like inlining a function, there. */
   private readonly sites = new Map<Continuation, Span | null>();
-  /** The specialisations made this round, and whether each is a top-level function (the round's analysis does not know them). */
-  private readonly fresh = new Map<Continuation, boolean>();
   /**
-   * Specialisations made this round for a memo key whose earlier specialisation
-   * was inlined since. A recursion may be reaching the key again (through other
-   * functions, too): this one stays a function until the next round, so that the
-   * recursion finds it in the memo and calls it instead of unfolding forever.
+   * The specialisations made this round, and whether each is a top-level function
+   * (the round's analysis does not know them). They are inlined from the next
+   * round on: until every call of this round has been looked at, another call may
+   * still find them in the memo, and a recursion that reaches one again (through
+   * other functions, too) must call it instead of unfolding forever.
    */
-  private readonly recurring = new Set<Continuation>();
+  private readonly fresh = new Map<Continuation, boolean>();
   private readonly budget: number;
   private readonly growth: number;
   private steps = 0;
@@ -106,6 +108,8 @@ class Evaluator implements Facts {
           walk.again(u);
         } else {
           walk.leave(u);
+          // A body evaluated down to a plain jump is passed on to its callers at once (see `jumpThrough`).
+          if (isPlainJump(u)) for (const c of callers(this.world, u)) walk.again(c);
         }
       }
       if (!changed) return true;
@@ -127,7 +131,6 @@ class Evaluator implements Facts {
     this.movingOf.clear();
     this.valueClosedOf.clear();
     this.fresh.clear();
-    this.recurring.clear();
   }
 
   // ------------------------------------------------------------ facts
@@ -196,9 +199,8 @@ class Evaluator implements Facts {
       return 'changed';
     }
     const key = `${f.gid}:${d.dropped.map((x) => (x ? x.gid : '_')).join(',')}`;
-    const known = all ? undefined : this.memo.get(key);
-    let spec = known && isLive(this.world, known) ? known : undefined;
-    if (!spec) {
+    let spec = all ? undefined : this.memo.get(key);
+    if (!spec || !isLive(this.world, spec)) {
       if (!this.spend(u, d)) return 'stopped';
       this.traceDecision(u, d);
       // With every param dropped the clone is the call's own copy of the body: no memo, no recursion to rewire.
@@ -211,7 +213,6 @@ class Evaluator implements Facts {
         return 'changed';
       }
       this.memo.set(key, spec);
-      if (known) this.recurring.add(spec);
       this.sites.set(spec, callSpan(u, f));
       this.fresh.set(spec, this.closed(f) && d.dropped.every((x) => x === null || this.valueClosed(x)));
     }
@@ -221,13 +222,13 @@ class Evaluator implements Facts {
 
   /** `f` is called only by `u`, from outside `f`: the call can become `f`'s body. */
   private canInline(u: Continuation, f: Continuation): boolean {
-    if (f.external || u === f || this.recurring.has(f)) return false;
+    if (f.external || u === f || this.fresh.has(f)) return false;
     return soleCaller(this.world, f) === u && !readsParamsOf(u.args, f);
   }
 
   /** Inlines `f` into its only caller `u` in place. */
   private inline(u: Continuation, f: Continuation): void {
-    f.params.forEach((p, i) => this.world.replace(p, u.arg(i)));
+    this.world.replaceAll(new Map<Def, Def>(f.params.map((p, i) => [p, u.arg(i)])));
     jumpFolded(this.world, u, f.callee, f.args);
     this.world.forget(f);
   }
@@ -239,7 +240,7 @@ class Evaluator implements Facts {
     const i = d.reasons.indexOf('filter');
     const h = d.reasons.indexOf('higher-order');
     const why =
-      i >= 0 ? `its filter @(${describe(f.filter![i]!)}) on '${paramName(f.param(i))}' keeps firing`
+      i >= 0 ? `its filter @(${describe(this.world.substitute(f.filter![i]!))}) on '${paramName(f.param(i))}' keeps firing`
       : d.reasons.includes('@@') ? 'the @@ on this call keeps forcing it'
       : `its higher-order argument '${paramName(f.param(h))}' keeps being specialised`;
     const limit = this.steps > this.budget ? `${this.budget} specialisations` : `the specialisations added ${this.grown} continuations`;

@@ -34,7 +34,7 @@ export function specialisesHigherOrder(
 }
 
 /** A return continuation the backend handles: some function's return param, or a block (first-order continuation). */
-export function isStandardReturn(a: Def): boolean {
+function isStandardReturn(a: Def): boolean {
   return isReturnParam(a) || (a instanceof Continuation && a.hasBody && a.fnType.order === 1);
 }
 

@@ -32,6 +32,22 @@ export function soleCaller(world: World, f: Continuation): Continuation | null {
   return onlyCalls(f) ? (callers[0] ?? null) : null;
 }
 
+/** The live continuations that call `f` (directly or as `@@f`). */
+export function callers(world: World, f: Continuation): Continuation[] {
+  const result: Continuation[] = [];
+  const collect = (d: Def): void => {
+    for (const { user, index } of d.uses.values()) {
+      if (user instanceof Continuation) {
+        if (index === 0 && isLive(world, user)) result.push(user);
+      } else if (d === f && user instanceof PrimOp && user.tag === 'run') {
+        collect(user);
+      }
+    }
+  };
+  collect(f);
+  return result;
+}
+
 function primopIsLive(world: World, root: PrimOp, seen: Set<Def>): boolean {
   const stack: Def[] = [root];
   while (stack.length) {

@@ -47,27 +47,23 @@ function bodyRefs(c: Continuation): { params: Set<Param>; continuations: Set<Con
 }
 
 /**
- * Which continuations have free params, i.e. are not closed: a continuation is nested in `f` when its body
+ * Which continuations are closed. A continuation is nested in `f` when its body
  * uses one of `f`'s params, or mentions a continuation nested in `f` (jumping to a
  * block of `f` makes you part of `f` just as using one of its params does), unless
  * it is `f` itself. A continuation nested in nothing is closed: a top-level
- * function, or a block that can live in any function.
- *
- * Only emptiness matters, so each continuation keeps at most two of the
- * continuations it is nested in: removing its own params removes at most one, so
- * two stand for "two or more" without changing the answer. Keeping full sets is
- * quadratic in one big function whose SSA values run through hundreds of blocks.
+ * function, or a block that can live in any function. The sets hold the
+ * continuations whose params are needed, not the params, which keeps them small.
  */
-export class FreeParams {
-  private readonly owners = new Map<Continuation, Continuation[]>();
+export class Closedness {
+  private readonly owners = new Map<Continuation, Set<Continuation>>();
 
   constructor(conts: Iterable<Continuation>) {
     const users = new Map<Continuation, Continuation[]>();
     const all = [...conts];
     for (const c of all) {
       const r = bodyRefs(c);
-      const mine: Continuation[] = [];
-      for (const p of r.params) addOwner(mine, p.continuation, c);
+      const mine = new Set<Continuation>();
+      for (const p of r.params) if (p.continuation !== c) mine.add(p.continuation);
       this.owners.set(c, mine);
       for (const t of r.continuations) {
         let us = users.get(t);
@@ -76,28 +72,32 @@ export class FreeParams {
       }
     }
     // Propagate from mentioned continuations to the ones mentioning them until nothing grows.
-    const work = all.filter((c) => this.owners.get(c)!.length > 0);
+    const work = all.filter((c) => this.owners.get(c)!.size > 0);
+    const queued = new Set(work);
     while (work.length) {
       const c = work.pop()!;
+      queued.delete(c);
       const from = this.owners.get(c)!;
       for (const u of users.get(c) ?? []) {
         const to = this.owners.get(u);
-        if (!to || to.length === 2) continue;
-        const before = to.length;
-        for (const o of from) addOwner(to, o, u);
-        if (to.length > before) work.push(u);
+        if (!to) continue;
+        const before = to.size;
+        for (const o of from) if (o !== u) to.add(o);
+        if (to.size > before && !queued.has(u)) {
+          queued.add(u);
+          work.push(u);
+        }
       }
     }
   }
 
   isClosed(c: Continuation): boolean {
-    return (this.owners.get(c)?.length ?? 0) === 0;
+    return (this.owners.get(c)?.size ?? 0) === 0;
   }
 }
 
-function addOwner(owners: Continuation[], o: Continuation, self: Continuation): void {
-  if (o !== self && owners.length < 2 && !owners.includes(o)) owners.push(o);
-}
+/** The name this analysis had first; passes written against it keep working. */
+export { Closedness as FreeParams };
 
 /**
  * Whether body operand `index` of `user` (0 = callee) is a control-flow position:

@@ -44,7 +44,7 @@ import {
 } from '../ir/types.ts';
 import { type World, isStatic } from '../ir/world.ts';
 import type { DiagnosticSink } from '../syntax/diagnostics.ts';
-import { FreeParams, isControlOperand, isReturnParam, reachable, returnsThroughLast } from './analysis.ts';
+import { Closedness, isControlOperand, isReturnParam, reachable, returnsThroughLast } from './analysis.ts';
 import { Cloner, jumpFolded } from './mangle.ts';
 
 /** Intrinsics whose body argument stays a continuation for a later pass. */
@@ -65,7 +65,7 @@ type Kind =
 /** Converts the remaining function values into records; false (with errors in `sink`) on a non-local jump. */
 export function closureConvert(world: World, sink: DiagnosticSink): boolean {
   const r = reachable(world);
-  const free = new FreeParams(r.continuations);
+  const free = new Closedness(r.continuations);
   const kinds = classify(r.continuations, free);
   const types = new TypeConverter(world);
   if (!needsConversion(r.continuations, r.primops, kinds, types)) return true;
@@ -82,7 +82,7 @@ export function closureConvert(world: World, sink: DiagnosticSink): boolean {
 
 // ------------------------------------------------------------ classification
 
-function classify(conts: readonly Continuation[], free: FreeParams): Map<Continuation, Kind> {
+function classify(conts: readonly Continuation[], free: Closedness): Map<Continuation, Kind> {
   const kinds = new Map<Continuation, Kind>();
   const kernels = new Set<Def>();
   const receivers = new Set<Def>();

@@ -26,7 +26,7 @@ import { Scope } from '../ir/scope.ts';
 import { typeOrder } from '../ir/types.ts';
 import type { World } from '../ir/world.ts';
 import type { DiagnosticSink } from '../syntax/diagnostics.ts';
-import { FreeParams, isControlOperand, isReturnParam, reachable } from './analysis.ts';
+import { Closedness, isControlOperand, isReturnParam, reachable } from './analysis.ts';
 import { cleanup } from './cleanup.ts';
 import { specialise } from './mangle.ts';
 
@@ -46,7 +46,7 @@ export function lower2cff(world: World, opts: Lower2CffOptions): boolean {
   for (;;) {
     cleanup(world);
     const r = reachable(world);
-    const free = new FreeParams(r.continuations);
+    const free = new Closedness(r.continuations);
     const nonStatic = new Map<Continuation, Set<number>>();
     let changed = false;
     for (const u of r.continuations) {
@@ -120,7 +120,7 @@ function nonStaticParams(callee: Continuation): Set<number> {
  */
 export function cffViolations(world: World): string[] {
   const r = reachable(world);
-  const free = new FreeParams(r.continuations);
+  const free = new Closedness(r.continuations);
   const out: string[] = [];
   for (const c of r.continuations) {
     if (!c.hasBody || c.isIntrinsic) continue;

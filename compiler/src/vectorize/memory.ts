@@ -1,0 +1,169 @@
+// Loads and stores of a vectorised body. A uniform address is accessed once (a
+// store of a varying value keeps the last active lane's, as the iterations would
+// in order). A varying address whose index is uniform + lane (stride 1) is one
+// contiguous access of W elements; any other varying address is a gather or a
+// scatter. Accesses under a mask that is not known to be full use LLVM's masked
+// intrinsics, or skip a scalar access when no lane is active, so inactive lanes
+// touch no memory. Vector accesses always go through the masked intrinsics, which
+// carry the element's alignment (a plain vector load would assume the vector's).
+import { type Def, isLit, PrimOp } from '../ir/defs.ts';
+import {
+  DefiniteArrayType, IndefiniteArrayType, type IRType, PrimType, PtrType, PtrVectorType,
+} from '../ir/types.ts';
+import type { Builder } from './builder.ts';
+import { unsupported } from './error.ts';
+import { llvmSuffix } from './lanes.ts';
+import type { Simd } from './simd.ts';
+
+export class Memory {
+  constructor(private readonly simd: Simd) {}
+
+  /** The value of type `loaded` at `ptr` (scalar or varying) in the lanes of `mask`. */
+  load(b: Builder, ptr: Def, loaded: IRType, mask: Def): Def {
+    const { simd } = this;
+    const w = simd.world;
+    if (ptr.type instanceof PtrType) {
+      const read = (): Def[] => {
+        const l = w.load(b.mem, ptr);
+        b.mem = w.extract(l, 0);
+        return [w.extract(l, 1)];
+      };
+      return simd.isAll(mask) ? read()[0]! : b.when(simd.any(mask), read, [w.bottom(loaded)], 'load')[0]!;
+    }
+    const elem = this.element(loaded);
+    const vt = simd.vectorType(elem);
+    const passthru = elem instanceof PrimType ? w.lit(vt as PrimType, elem.isFloat ? 0 : 0n) : w.bottom(vt);
+    const first = this.contiguous(ptr);
+    const value = first
+      ? b.call(this.intrinsic('load', elem, first), [first, this.align(elem), mask, passthru], vt)!
+      : b.call(this.intrinsic('gather', elem, ptr), [ptr, this.align(elem), mask, passthru], vt)!;
+    return elem === loaded ? value : w.cmp('ne', value, w.lit(vt as PrimType, 0n));
+  }
+
+  /** Stores `value` (scalar or varying) at `ptr` (scalar or varying) in the lanes of `mask`. */
+  store(b: Builder, ptr: Def, value: Def, mask: Def): void {
+    const { simd } = this;
+    const w = simd.world;
+    if (ptr.type instanceof PtrType && !simd.isVarying(value)) {
+      const write = (): Def[] => {
+        b.mem = w.store(b.mem, ptr, value);
+        return [];
+      };
+      if (simd.isAll(mask)) write();
+      else b.when(simd.any(mask), write, [], 'store');
+      return;
+    }
+    if (ptr.type instanceof PtrType && simd.isAll(mask)) {
+      b.mem = w.store(b.mem, ptr, w.extract(value, simd.width - 1));
+      return;
+    }
+    // A uniform address written by several lanes is a scatter to one place: the highest lane wins.
+    const lanes = simd.splat(ptr);
+    const stored = (ptr.type instanceof PtrType ? ptr.type : (lanes.type as PtrVectorType).lane).pointee;
+    const elem = this.element(stored);
+    let v = simd.splat(value);
+    if (elem !== stored) v = w.cast(simd.vectorType(elem), v);
+    const first = ptr.type instanceof PtrType ? null : this.contiguous(lanes);
+    if (first) b.call(this.intrinsic('store', elem, first), [v, first, this.align(elem), mask], null);
+    else b.call(this.intrinsic('scatter', elem, lanes), [v, lanes, this.align(elem), mask], null);
+  }
+
+  /** The address of lane 0 when the lanes of `ptr` address consecutive elements of an array. */
+  private contiguous(ptr: Def): Def | null {
+    if (!(ptr instanceof PrimOp) || ptr.tag !== 'lea') return null;
+    const [base, index] = ptr.ops as [Def, Def];
+    if (!(base.type instanceof PtrType)) return null;
+    const arr = base.type.pointee;
+    if (!(arr instanceof IndefiniteArrayType || arr instanceof DefiniteArrayType)) return null;
+    const a = this.affine(index);
+    return a && a.stride === 1n ? this.simd.world.lea(base, a.base) : null;
+  }
+
+  /** `v` as base + stride × lane, when its structure shows it (integer vectors only). */
+  private affine(v: Def): { base: Def; stride: bigint } | null {
+    const w = this.simd.world;
+    const t = v.type;
+    if (!(t instanceof PrimType) || !t.isInt) return null;
+    if (isLit(v)) return { base: w.lit(t.scalar, v.payload), stride: 0n };
+    if (!(v instanceof PrimOp)) return null;
+    const [a, b] = v.ops;
+    switch (v.tag) {
+      case 'vector': {
+        if (v.ops.every((o) => o === a)) return { base: a!, stride: 0n };
+        if (!v.ops.every(isLit)) return null;
+        const lanes = v.ops.map((o) => o.payload as bigint);
+        const stride = lanes[1]! - lanes[0]!;
+        return lanes.every((x, i) => x === lanes[0]! + BigInt(i) * stride) ? { base: a!, stride } : null;
+      }
+      case 'add':
+      case 'sub': {
+        const x = this.affine(a!);
+        const y = this.affine(b!);
+        if (!x || !y) return null;
+        return { base: w.arith(v.tag, x.base, y.base), stride: v.tag === 'add' ? x.stride + y.stride : x.stride - y.stride };
+      }
+      case 'mul': {
+        const x = this.affine(a!);
+        const y = this.affine(b!);
+        if (!x || !y) return null;
+        const k = y.stride === 0n ? litOf(y.base) : x.stride === 0n ? litOf(x.base) : undefined;
+        if (k === undefined) return x.stride === 0n && y.stride === 0n ? { base: w.arith('mul', x.base, y.base), stride: 0n } : null;
+        return { base: w.arith('mul', x.base, y.base), stride: (y.stride === 0n ? x.stride : y.stride) * k };
+      }
+      case 'shl': {
+        const x = this.affine(a!);
+        const y = this.affine(b!);
+        const k = y && y.stride === 0n ? litOf(y.base) : undefined;
+        if (!x || k === undefined) return null;
+        return { base: w.arith('shl', x.base, y!.base), stride: x.stride << k };
+      }
+      case 'cast': {
+        // Widening a signed index keeps its lanes consecutive (the scalar index would not wrap either).
+        const from = a!.type;
+        if (!(from instanceof PrimType) || !from.isInt || !from.isSigned || from.bits > t.bits) return null;
+        const x = this.affine(a!);
+        return x && { base: w.cast(t.scalar, x.base), stride: x.stride };
+      }
+      default:
+        return null;
+    }
+  }
+
+  /** The type of the elements in memory: bools are bytes there (a vector of i1 would be packed bits). */
+  private element(t: IRType): IRType {
+    if (t instanceof PrimType && t.length === 1) return t.isBool ? this.simd.world.prim('u8') : t;
+    if (t instanceof PtrType) return t;
+    return unsupported(`a varying access to a ${t} in memory (access its fields or elements instead)`);
+  }
+
+  private align(elem: IRType): Def {
+    const bytes = elem instanceof PrimType ? elem.bits / 8 : 8;
+    return this.simd.world.litI32(bytes);
+  }
+
+  /** `llvm.masked.<op>` for W elements of type `elem`, addressed by `ptr` (a pointer or a vector of them). */
+  private intrinsic(op: 'load' | 'store' | 'gather' | 'scatter', elem: IRType, ptr: Def): Def {
+    const { simd } = this;
+    const w = simd.world;
+    const vt = simd.vectorType(elem);
+    const addrSpace = ptr.type instanceof PtrType ? ptr.type.addrSpace : (ptr.type as PtrVectorType).lane.addrSpace;
+    const lanes = elem instanceof PtrType ? `v${simd.width}p${elem.addrSpace}` : `v${simd.width}${llvmSuffix(elem as PrimType)}`;
+    const where = ptr.type instanceof PtrType ? `p${addrSpace}` : `v${simd.width}p${addrSpace}`;
+    const align = w.prim('i32');
+    const params: IRType[] = {
+      load: [ptr.type, align, simd.maskType, vt],
+      gather: [ptr.type, align, simd.maskType, vt],
+      store: [vt, ptr.type, align, simd.maskType],
+      scatter: [vt, ptr.type, align, simd.maskType],
+    }[op];
+    const reads = op === 'load' || op === 'gather';
+    const name = `llvm.masked.${op}.${lanes}.${where}`;
+    const type = w.fnType([w.mem, ...params, w.fnType(reads ? [w.mem, vt] : [w.mem])]);
+    return w.imported(type, name, 'device', name);
+  }
+}
+
+
+function litOf(d: Def): bigint | undefined {
+  return isLit(d) && typeof d.payload === 'bigint' ? d.payload : undefined;
+}

@@ -1,0 +1,145 @@
+// One `vectorize(width, lower, upper, body)` call becomes a call of a new
+// top-level function, the vector loop:
+//
+//   vectorized(mem, lower, upper, env…, ret):
+//     head(i):  if upper - i >= W { iteration for lanes i … i + W - 1, all active; head(i + W) }
+//               else if i < upper { iteration with the lanes below upper active } ; ret
+//
+// The remainder is one masked iteration, generated separately so that the full
+// iterations carry no masks. The environment is what the body reads from the
+// function around it (its free params, and the free primops over them), passed
+// as parameters: uniform values. Width 1 is a plain loop around a copy of the body.
+import { Continuation, type Def, Param, PrimOp, isLit } from '../ir/defs.ts';
+import { Scope } from '../ir/scope.ts';
+import { type World, isStatic } from '../ir/world.ts';
+import { Cloner } from '../transform/mangle.ts';
+import { Calls } from './calls.ts';
+import { BodyCfg } from './cfg.ts';
+import { Divergence } from './divergence.ts';
+import { unsupported, VectorizeError } from './error.ts';
+import { type BodyInfo, Linearizer } from './linearize.ts';
+import { type Loop, LoopForest } from './loops.ts';
+import { Memory } from './memory.ts';
+import { Simd } from './simd.ts';
+
+/** Replaces the `vectorize` call that ends `call` by a call of its vector loop. */
+export function vectorizeCall(world: World, call: Continuation): void {
+  const [mem, width, lower, upper, body, ret] = call.args as [Def, Def, Def, Def, Def, Def];
+  const lanes = isLit(width) ? Number(width.payload) : NaN;
+  if (![1, 2, 4, 8, 16, 32, 64].includes(lanes)) {
+    throw new VectorizeError('vectorize: the vector length must be a power of two from 1 to 64 known at compile time');
+  }
+  if (!(body instanceof Continuation) || !body.hasBody) unsupported('a body that is not a known function');
+  const cfg = new BodyCfg(body);
+  const env = freeDefs(cfg);
+  const i32 = world.prim('i32');
+  const names = ['mem', 'lower', 'upper', ...env.map((d) => (d instanceof Param ? d.name : '')), 'return'];
+  const vloop = world.continuation(world.fnType([world.mem, i32, i32, ...env.map((d) => d.type), world.fnType([world.mem])]), 'vectorized', names);
+  vloop.span = call.span ?? body.span;
+  const [vmem, lo, hi] = vloop.params as [Param, Param, Param];
+  const exit = vloop.retParam!;
+  const outer = new Map<Def, Def>(env.map((d, k) => [d, vloop.param(3 + k)]));
+
+  const head = world.continuation(world.fnType([world.mem, i32]), 'vector_head', ['mem', 'i']);
+  vloop.jump(head, [vmem, lo]);
+  const i = head.param(1);
+  const next = world.continuation(world.fnType([world.mem]), 'vector_next');
+  next.jump(head, [next.param(0), world.arith('add', i, world.litI32(lanes))]);
+  if (lanes === 1) {
+    const step = world.continuation(world.fnType([world.mem]), 'scalar_iteration');
+    const done = world.continuation(world.fnType([world.mem]), 'vector_done');
+    world.branch(head, head.param(0), world.cmp('lt', i, hi), step, done);
+    done.jump(exit, [done.param(0)]);
+    const cloner = new Cloner(world, cfg.scope);
+    for (const [from, to] of outer) cloner.map.set(from, to);
+    cloner.map.set(body.param(0), step.param(0));
+    cloner.map.set(body.param(1), i);
+    cloner.map.set(cfg.exitParam, next);
+    cloner.cloneBody(body, step);
+    cloner.run();
+    call.jump(vloop, [mem, lower, upper, ...env, ret]);
+    return;
+  }
+
+  const simd = new Simd(world, lanes);
+  const forest = new LoopForest(cfg);
+  const info: BodyInfo = {
+    cfg, forest, simd, div: new Divergence(cfg, forest), memory: new Memory(simd), calls: new Calls(simd),
+    liveOut: liveOuts(cfg, forest),
+  };
+  const laneIndex = world.arith('add', simd.splat(i), simd.iota());
+  const seeds = new Map(outer).set(body.param(1), laneIndex);
+
+  const full = world.continuation(world.fnType([world.mem]), 'vector_iteration');
+  const rest = world.continuation(world.fnType([world.mem]), 'vector_rest');
+  world.branch(head, head.param(0), world.cmp('ge', world.arith('sub', hi, i), world.litI32(lanes)), full, rest);
+  new Linearizer(info, full, seeds).run(simd.all).jump(next, []);
+
+  const last = world.continuation(world.fnType([world.mem]), 'vector_remainder');
+  const done = world.continuation(world.fnType([world.mem]), 'vector_done');
+  world.branch(rest, rest.param(0), world.cmp('lt', i, hi), last, done);
+  done.jump(exit, [done.param(0)]);
+  new Linearizer(info, last, seeds).run(world.cmp('lt', laneIndex, simd.splat(hi))).jump(exit, []);
+
+  call.jump(vloop, [mem, lower, upper, ...env, ret]);
+}
+
+/**
+ * What the reachable code of the body reads from outside it and is not a
+ * constant: params of the enclosing function and primops over them.
+ */
+function freeDefs(cfg: BodyCfg): Def[] {
+  const free = new Set<Def>();
+  const seen = new Set<Def>();
+  const work: Def[] = cfg.blocks.flatMap((b) => b.ops);
+  while (work.length) {
+    const d = work.pop()!;
+    if (seen.has(d)) continue;
+    seen.add(d);
+    if (cfg.scope.contains(d)) {
+      if (d instanceof PrimOp) work.push(...d.ops);
+    } else if (d instanceof Continuation) {
+      if (!closed(d)) unsupported(`a body that uses the local function ${d.name || d.label} of the code around it`);
+    } else if (d instanceof Param || !isStatic(d)) {
+      free.add(d);
+    }
+  }
+  return [...free].sort((a, b) => a.gid - b.gid);
+}
+
+/** Functions, imports and intrinsics: continuations any code may call. */
+function closed(c: Continuation): boolean {
+  return c.isIntrinsic || !c.hasBody || new Scope(c).freeParams().size === 0;
+}
+
+/** The roots (block params, effects) defined in each loop that blocks outside the loop read. */
+function liveOuts(cfg: BodyCfg, forest: LoopForest): Map<Loop, Def[]> {
+  const out = new Map<Loop, Set<Def>>();
+  for (const c of cfg.blocks) {
+    for (const r of rootsRead(cfg, c)) {
+      for (let l = forest.loopOf(cfg.home.get(r)!); l; l = l.parent) {
+        if (l.blocks.has(c)) continue;
+        let set = out.get(l);
+        if (!set) out.set(l, (set = new Set()));
+        set.add(r);
+      }
+    }
+  }
+  return new Map([...out].map(([l, s]) => [l, [...s].sort((a, b) => a.gid - b.gid)]));
+}
+
+/** Block params and effects that block `c` reads, its own effects' operands included. */
+function rootsRead(cfg: BodyCfg, c: Continuation): Set<Def> {
+  const roots = new Set<Def>();
+  const seen = new Set<Def>();
+  const work: Def[] = [...c.ops];
+  while (work.length) {
+    const d = work.pop()!;
+    if (seen.has(d) || !cfg.scope.contains(d)) continue;
+    seen.add(d);
+    const home = cfg.home.get(d);
+    if (home) roots.add(d);
+    if (d instanceof PrimOp && (!home || home === c)) work.push(...d.ops);
+  }
+  return roots;
+}

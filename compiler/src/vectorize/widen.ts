@@ -1,0 +1,53 @@
+// Widening of pure primops: with only uniform operands a primop stays scalar; with
+// a varying one, its uniform operands are splatted and it is rebuilt on vectors
+// (`<W x T>` arithmetic, comparisons, selects and casts, vectors of addresses).
+// Integer division runs in every lane, active or not, so a divisor that would trap
+// (zero, or -1 under the most negative dividend) is replaced by 1: in an active
+// lane that division was undefined anyway.
+import { type Def, PrimOp } from '../ir/defs.ts';
+import { PrimType, PtrType } from '../ir/types.ts';
+import { unsupported } from './error.ts';
+import type { Simd } from './simd.ts';
+
+export function widen(simd: Simd, p: PrimOp, ops: readonly Def[]): Def {
+  const w = simd.world;
+  if (!ops.some((o) => simd.isVarying(o))) return w.rebuild(p, ops);
+  const [a, b, c] = ops;
+  switch (p.tag) {
+    case 'add': case 'sub': case 'mul': case 'and': case 'or': case 'xor': case 'shl': case 'shr':
+      return w.arith(p.tag, simd.splat(a!), simd.splat(b!));
+    case 'div': case 'rem':
+      return w.arith(p.tag, simd.splat(a!), safeDivisor(simd, simd.splat(a!), simd.splat(b!)));
+    case 'eq': case 'ne': case 'lt': case 'le': case 'gt': case 'ge':
+      return w.cmp(p.tag, simd.splat(a!), simd.splat(b!));
+    case 'cast':
+      if (!(p.type instanceof PrimType)) return unsupported(`a conversion of a varying value to ${p.type}`);
+      return w.cast(simd.vectorType(p.type), a!);
+    case 'bitcast':
+      if (!(p.type instanceof PrimType) && !(p.type instanceof PtrType)) return unsupported(`a bitcast of a varying value to ${p.type}`);
+      return w.bitcast(simd.vectorType(p.type), a!);
+    case 'select':
+      return w.select(a!, simd.splat(b!), simd.splat(c!));
+    case 'lea':
+      return w.lea(a!, b!);
+    case 'extract':
+      if (simd.isVarying(a!) || !(p.type instanceof PrimType)) return unsupported(`a varying index into a ${p.op(0).type}`);
+      // A uniform aggregate indexed by a varying index: one element per lane.
+      return w.vector(Array.from({ length: simd.width }, (_, l) => w.extract(a!, w.extract(b!, l))));
+    default:
+      return unsupported(`a varying '${p.tag}' (of type ${p.type})`);
+  }
+}
+
+function safeDivisor(simd: Simd, dividend: Def, divisor: Def): Def {
+  const w = simd.world;
+  const t = divisor.type as PrimType;
+  if (!t.isInt) return divisor;
+  const lit = (v: bigint): Def => w.lit(t, v);
+  let bad = w.cmp('eq', divisor, lit(0n));
+  if (t.isSigned) {
+    const min = w.cmp('eq', dividend, lit(-(1n << BigInt(t.bits - 1))));
+    bad = w.arith('or', bad, w.arith('and', min, w.cmp('eq', divisor, lit(-1n))));
+  }
+  return w.select(bad, lit(1n), divisor);
+}

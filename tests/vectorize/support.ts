@@ -1,0 +1,140 @@
+// Builds Impala programs with the vectoriser in the pipeline (partial evaluation,
+// lower2cff, the vectoriser, closure conversion) into shared libraries, and runs the same programs in
+// the IR interpreter (which runs `vectorize` one iteration at a time) for the
+// reference results.
+import { mkdtemp } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import koffi from 'koffi';
+import { emitLLVM } from '../../compiler/src/backend/llvm.ts';
+import { frontEnd } from '../../compiler/src/driver/pipeline.ts';
+import { buildRuntime } from '../../compiler/src/driver/runtime-build.ts';
+import { llvmToSharedLibrary } from '../../compiler/src/driver/toolchain.ts';
+import { arrayCells, arrayPointer, interpret, type Value } from '../../compiler/src/interp/index.ts';
+import {
+  type Continuation, type FnType, type IndefiniteArrayType, type IRType, type PrimType, PtrType,
+} from '../../compiler/src/ir/index.ts';
+import { printWorld } from '../../compiler/src/ir/printer.ts';
+import type { World } from '../../compiler/src/ir/world.ts';
+import { partialEvaluate } from '../../compiler/src/pe/index.ts';
+import { DiagnosticSink } from '../../compiler/src/syntax/diagnostics.ts';
+import { cleanup } from '../../compiler/src/transform/cleanup.ts';
+import { closureConvert } from '../../compiler/src/transform/closure_convert.ts';
+import { lower2cff } from '../../compiler/src/transform/lower2cff.ts';
+import { vectorizeAll } from '../../compiler/src/vectorize/index.ts';
+
+/** A typed array for every `&[T]`/`&mut [T]` argument, a number for every scalar. */
+export type Arg = number | Int32Array | Float32Array | Float64Array | Uint8Array | Int8Array | Int16Array | Uint16Array;
+
+/** Parses, checks and emits `source` after the prelude; throws on errors. */
+function front(source: string): { world: World; exports: Continuation[] } {
+  const sink = new DiagnosticSink();
+  const fe = frontEnd([{ path: 'test.impala', text: source }], sink);
+  if (!fe) throw new Error(sink.list.map((d) => `${d.span?.line}:${d.span?.col}: ${d.message}`).join('\n'));
+  return { world: fe.world, exports: fe.emitted.exports };
+}
+
+/** The transformations up to code generation, with the vectoriser where it belongs. */
+export function vectorised(source: string): { world: World; errors: string[] } {
+  const { world } = front(source);
+  const sink = new DiagnosticSink();
+  partialEvaluate(world, { sink });
+  cleanup(world);
+  if (!sink.hasErrors && lower2cff(world, { sink })) {
+    cleanup(world);
+    if (vectorizeAll(world, sink) && closureConvert(world, sink)) cleanup(world);
+  }
+  return { world, errors: sink.list.filter((d) => d.severity === 'error').map((d) => d.message) };
+}
+
+export interface Native {
+  readonly llvm: string;
+  readonly ir: string;
+  /** Calls the exported `name`; typed arrays are passed by reference and updated in place. */
+  call(name: string, ...args: Arg[]): number;
+}
+
+/** Compiles `source` with the vectoriser to a shared library and loads it. */
+export async function buildNative(source: string): Promise<Native> {
+  const { world, errors } = vectorised(source);
+  if (errors.length) throw new Error(errors.join('\n'));
+  const llvm = emitLLVM(world, { moduleName: 'vectorize-test' });
+  const ir = printWorld(world);
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'vectorize-'));
+  const lib = path.join(dir, 'lib.so');
+  await llvmToSharedLibrary(llvm, lib, await buildRuntime(), { optLevel: 3 });
+  const loaded = koffi.load(lib);
+  const { exports } = front(source);
+  const fns = new Map<string, (...a: unknown[]) => unknown>();
+  return {
+    llvm,
+    ir,
+    call(name, ...args) {
+      let f = fns.get(name);
+      if (!f) {
+        const c = exports.find((e) => e.name === name);
+        if (!c) throw new Error(`no export ${name}`);
+        const ps = c.fnType.params.slice(1, -1).map(cType);
+        const ret = c.fnType.params[c.fnType.params.length - 1] as FnType;
+        f = loaded.func(name, ret.params.length > 1 ? cType(ret.params[1]!) : 'void', ps) as (...a: unknown[]) => unknown;
+        fns.set(name, f);
+      }
+      return Number(f(...args) ?? 0);
+    },
+  };
+}
+
+function cType(t: IRType): string {
+  if (t instanceof PtrType) return 'void *';
+  const p = (t as PrimType).prim;
+  const names: Record<string, string> = {
+    bool: 'bool', i8: 'int8_t', u8: 'uint8_t', i16: 'int16_t', u16: 'uint16_t', i32: 'int32_t', u32: 'uint32_t',
+    i64: 'int64_t', u64: 'uint64_t', f32: 'float', f64: 'double',
+  };
+  return names[p]!;
+}
+
+/**
+ * Runs the exported `name` of `source` in the interpreter, without any
+ * transformation: the reference semantics. Typed arrays are copied in and their
+ * contents written back after the run.
+ */
+export function interpretScalar(source: string, name: string, ...args: Arg[]): number {
+  const { world, exports } = front(source);
+  const entry = exports.find((e) => e.name === name);
+  if (!entry) throw new Error(`no export ${name}`);
+  const params = entry.fnType.params.slice(1, -1);
+  const values: Value[] = [];
+  const arrays: [Arg & ArrayLike<number>, ReturnType<typeof arrayPointer>][] = [];
+  args.forEach((a, i) => {
+    const t = params[i]!;
+    if (typeof a === 'number') {
+      values.push((t as PrimType).isFloat ? a : BigInt(a));
+      return;
+    }
+    const elem = ((t as PtrType).pointee as IndefiniteArrayType).elem as PrimType;
+    const cells = Array.from(a as ArrayLike<number>, (x) => (elem.isFloat ? x : BigInt(x)));
+    const ptr = arrayPointer(world.types, elem, cells);
+    arrays.push([a as Arg & ArrayLike<number>, ptr]);
+    values.push(ptr);
+  });
+  const r = interpret(world, entry, values, { stepLimit: 200_000_000 }).result;
+  for (const [host, ptr] of arrays) {
+    const cells = arrayCells(ptr);
+    for (let k = 0; k < host.length; k++) (host as unknown as number[])[k] = Number(cells[k]);
+  }
+  return typeof r === 'bigint' || typeof r === 'number' ? Number(r) : 0;
+}
+
+/** A deterministic pseudo-random generator (xorshift32), so failures reproduce. */
+export function random(seed: number): () => number {
+  let s = seed >>> 0 || 1;
+  return () => {
+    s ^= s << 13;
+    s >>>= 0;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    s >>>= 0;
+    return s / 2 ** 32;
+  };
+}
