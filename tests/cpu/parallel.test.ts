@@ -15,7 +15,7 @@ import { lower2cff } from '../../compiler/src/transform/lower2cff.ts';
 import { lowerParallel } from '../../compiler/src/transform/lower_parallel.ts';
 import { runInterpreted, runNative } from './support.ts';
 
-/** The passes up to closure conversion, as the pipeline runs them; returns the sink. */
+/** Emission, then the passes up to 'lowerParallel' in the order the pipeline runs them. */
 function lowered(text: string): { world: World; sink: DiagnosticSink; ok: boolean } {
   const sink = new DiagnosticSink();
   const front = frontEnd([{ path: 'lower.impala', text }], sink);
@@ -248,6 +248,24 @@ describe('parallel on native threads', () => {
     expect(await runNative(text, 'bounds')).toEqual(expected);
   });
 
+  it('runs a body that is a function value (chosen at run time) through its closure record', async () => {
+    const text = `
+      static mut acc: i32 = 0;
+      fn add(i: i32) -> () { atomic[i32](ATOMIC_ADD, &mut acc, i); }
+      fn main(argc: i32, argv: &[&[u8]]) -> i32 {
+          let mut s = 0;
+          let twice = |i: i32| { atomic[i32](ATOMIC_ADD, &mut s, 2 * i); };
+          let body = if argc > 5 { add } else { twice };
+          parallel(0, 0, 100, body);
+          parallel(0, 0, 10, add);
+          print_i32(s); print_char(' '); print_i32(acc); print_char('\\n');
+          0
+      }`;
+    const expected = { stdout: '9900 45\n', status: 0 };
+    expect(runInterpreted(text, 'fnvalue')).toEqual(expected);
+    expect(await runNative(text, 'fnvalue')).toEqual(expected);
+  });
+
   it('spawn runs tasks concurrently and sync joins them: their results are visible afterwards', async () => {
     const text = `
       fn fill(out: &mut [i32], n: i32, seed: i32) -> () {
@@ -259,7 +277,7 @@ describe('parallel on native threads', () => {
           s
       }
       fn main() -> i32 {
-          let n = 200000;
+          let n = 50000;
           let a = ~[n: i32];
           let b = ~[n: i32];
           let mut done = 0;
@@ -294,7 +312,7 @@ describe('parallel on native threads', () => {
       }`;
     const fillSum = (seed: number): number => {
       let s = 0;
-      for (let i = 0; i < 200000; i++) s += seed * 1000 + (i % 1000);
+      for (let i = 0; i < 50000; i++) s += seed * 1000 + (i % 1000);
       return s;
     };
     const task = (t: number): number => {

@@ -49,11 +49,17 @@ export class Linearizer {
   /** Old def to new def, innermost loop iteration last: a loop's body does not dominate the code after it. */
   private readonly scopes: Map<Def, Def>[];
   private readonly pending = new Map<Continuation, Incoming>();
+  /** Addresses of lane storage for local variables (and of their elements): accessed a whole vector at a time. */
+  private readonly privates: Set<Def>;
 
-  /** Fills `start` with one iteration; `seeds` maps the body's index and free variables. */
-  constructor(private readonly info: BodyInfo, start: Continuation, seeds: ReadonlyMap<Def, Def>) {
+  /**
+   * Fills `start` with one iteration; `seeds` maps the body's index, its free
+   * variables and its local variables' slots, whose new storage is `privates`.
+   */
+  constructor(private readonly info: BodyInfo, start: Continuation, seeds: ReadonlyMap<Def, Def>, privates: ReadonlySet<Def>) {
     this.b = new Builder(info.simd.world, start);
     this.scopes = [new Map(seeds)];
+    this.privates = new Set(privates);
   }
 
   /** Emits the iteration for the lanes of `mask`; returns the builder, positioned after it. */
@@ -83,7 +89,7 @@ export class Linearizer {
     const t = cfg.term(blk);
     switch (t.kind) {
       case 'jump':
-        this.edge(t.target, mask, t.args.map((a) => this.rewrite(a)));
+        this.edge(t.target, mask, t.args.map((a) => this.value(a)));
         break;
       case 'branch': {
         const c = this.rewrite(t.cond);
@@ -103,7 +109,7 @@ export class Linearizer {
         break;
       }
       case 'call': {
-        const r = calls.call(this.b, this.rewrite(t.callee), t.args.map((a) => this.rewrite(a)), mask);
+        const r = calls.call(this.b, this.value(t.callee), t.args.map((a) => this.value(a)), mask);
         this.edge(t.ret, mask, r ? [r] : []);
         break;
       }
@@ -114,15 +120,21 @@ export class Linearizer {
     const { memory } = this.info;
     switch (e.tag) {
       case 'load': {
-        const loaded = (e.type as TupleType).elems[1]!;
-        this.bind(e, memory.load(this.b, this.rewrite(e.op(1)), loaded, mask));
+        const ptr = this.rewrite(e.op(1));
+        if (this.privates.has(ptr)) this.bind(e, memory.loadLanes(this.b, ptr));
+        else this.bind(e, memory.load(this.b, ptr, (e.type as TupleType).elems[1]!, mask));
         return;
       }
-      case 'store':
-        memory.store(this.b, this.rewrite(e.op(1)), this.rewrite(e.op(2)), mask);
+      case 'store': {
+        const ptr = this.rewrite(e.op(1));
+        const value = this.value(e.op(2));
+        if (this.privates.has(ptr)) memory.storeLanes(this.b, ptr, value, mask);
+        else memory.store(this.b, ptr, value, mask);
         return;
+      }
       case 'enter':
-        return unsupported('a local variable whose address is taken inside the body');
+        // The frame's slots were replaced by lane storage in the vector loop's frame.
+        return;
       default:
         return unsupported(`a '${e.tag}' inside the body`);
     }
@@ -253,6 +265,13 @@ export class Linearizer {
 
   // ---------------------------------------------------------------- values
 
+  /** The vectorised `d`, which is used as a value: the address of a local variable must not escape. */
+  private value(d: Def): Def {
+    const v = this.rewrite(d);
+    if (this.privates.has(v)) unsupported('a body in which the address of a local variable escapes');
+    return v;
+  }
+
   private lookup(d: Def): Def | undefined {
     for (let i = this.scopes.length - 1; i >= 0; i--) {
       const v = this.scopes[i]!.get(d);
@@ -297,8 +316,20 @@ export class Linearizer {
         continue;
       }
       stack.pop();
-      this.bind(d, widen(simd, d, d.ops.map((o) => this.lookup(o)!)));
+      this.bind(d, this.primop(d, d.ops.map((o) => this.lookup(o)!)));
     }
     return this.lookup(root)!;
+  }
+
+  /** `p` rebuilt on vectorised operands; an element of lane storage is lane storage. */
+  private primop(p: PrimOp, ops: readonly Def[]): Def {
+    const { simd } = this.info;
+    if (!ops.some((o) => this.privates.has(o))) return widen(simd, p, ops);
+    if (p.tag !== 'lea' || !this.privates.has(ops[0]!) || simd.isVarying(ops[1]!)) {
+      unsupported('a body in which the address of a local variable escapes or is indexed per lane');
+    }
+    const element = simd.world.lea(ops[0]!, ops[1]!);
+    this.privates.add(element);
+    return element;
   }
 }

@@ -18,8 +18,11 @@ import type { Simd } from './simd.ts';
 export class Memory {
   constructor(private readonly simd: Simd) {}
 
-  /** The value of type `loaded` at `ptr` (scalar or varying) in the lanes of `mask`. */
-  load(b: Builder, ptr: Def, loaded: IRType, mask: Def): Def {
+  /**
+   * The value of type `loaded` at `ptr` (scalar or varying) in the lanes of
+   * `mask`; `live` says that some lane is known to be active.
+   */
+  load(b: Builder, ptr: Def, loaded: IRType, mask: Def, live: boolean): Def {
     const { simd } = this;
     const w = simd.world;
     if (ptr.type instanceof PtrType) {
@@ -28,7 +31,7 @@ export class Memory {
         b.mem = w.extract(l, 0);
         return [w.extract(l, 1)];
       };
-      return simd.isAll(mask) ? read()[0]! : b.when(simd.any(mask), read, [w.bottom(loaded)], 'load')[0]!;
+      return live || simd.isAll(mask) ? read()[0]! : b.when(simd.any(mask), read, [w.bottom(loaded)], 'load')[0]!;
     }
     const elem = this.element(loaded);
     const vt = simd.vectorType(elem);
@@ -40,8 +43,8 @@ export class Memory {
     return elem === loaded ? value : w.cmp('ne', value, w.lit(vt as PrimType, 0n));
   }
 
-  /** Stores `value` (scalar or varying) at `ptr` (scalar or varying) in the lanes of `mask`. */
-  store(b: Builder, ptr: Def, value: Def, mask: Def): void {
+  /** Stores `value` (scalar or varying) at `ptr` (scalar or varying) in the lanes of `mask` (`live`: see `load`). */
+  store(b: Builder, ptr: Def, value: Def, mask: Def, live: boolean): void {
     const { simd } = this;
     const w = simd.world;
     if (ptr.type instanceof PtrType && !simd.isVarying(value)) {
@@ -49,7 +52,7 @@ export class Memory {
         b.mem = w.store(b.mem, ptr, value);
         return [];
       };
-      if (simd.isAll(mask)) write();
+      if (live || simd.isAll(mask)) write();
       else b.when(simd.any(mask), write, [], 'store');
       return;
     }
@@ -66,6 +69,20 @@ export class Memory {
     const first = ptr.type instanceof PtrType ? null : this.contiguous(lanes);
     if (first) b.call(this.intrinsic('store', elem, first), [v, first, this.align(elem), mask], null);
     else b.call(this.intrinsic('scatter', elem, lanes), [v, lanes, this.align(elem), mask], null);
+  }
+
+  /** The value of a local variable in all lanes, from its lane storage. */
+  loadLanes(b: Builder, storage: Def): Def {
+    const l = this.simd.world.load(b.mem, storage);
+    b.mem = this.simd.world.extract(l, 0);
+    return this.simd.world.extract(l, 1);
+  }
+
+  /** Sets a local variable in the lanes of `mask`, keeping the others. */
+  storeLanes(b: Builder, storage: Def, value: Def, mask: Def): void {
+    const { simd } = this;
+    const v = simd.isAll(mask) ? simd.splat(value) : simd.blend(mask, value, this.loadLanes(b, storage));
+    b.mem = simd.world.store(b.mem, storage, v);
   }
 
   /** The address of lane 0 when the lanes of `ptr` address consecutive elements of an array. */

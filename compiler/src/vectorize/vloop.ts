@@ -11,6 +11,7 @@
 // as parameters: uniform values. Width 1 is a plain loop around a copy of the body.
 import { Continuation, type Def, Param, PrimOp, isLit } from '../ir/defs.ts';
 import { Scope } from '../ir/scope.ts';
+import { DefiniteArrayType, type IRType, PrimType, PtrType } from '../ir/types.ts';
 import { type World, isStatic } from '../ir/world.ts';
 import { Cloner } from '../transform/mangle.ts';
 import { Calls } from './calls.ts';
@@ -31,7 +32,7 @@ export function vectorizeCall(world: World, call: Continuation): void {
   }
   if (!(body instanceof Continuation) || !body.hasBody) unsupported('a body that is not a known function');
   const cfg = new BodyCfg(body);
-  const env = freeDefs(cfg);
+  const { env, slots } = freeDefs(cfg);
   const i32 = world.prim('i32');
   const names = ['mem', 'lower', 'upper', ...env.map((d) => (d instanceof Param ? d.name : '')), 'return'];
   const vloop = world.continuation(world.fnType([world.mem, i32, i32, ...env.map((d) => d.type), world.fnType([world.mem])]), 'vectorized', names);
@@ -41,7 +42,14 @@ export function vectorizeCall(world: World, call: Continuation): void {
   const outer = new Map<Def, Def>(env.map((d, k) => [d, vloop.param(3 + k)]));
 
   const head = world.continuation(world.fnType([world.mem, i32]), 'vector_head', ['mem', 'i']);
-  vloop.jump(head, [vmem, lo]);
+  if (lanes === 1 || slots.length === 0) {
+    vloop.jump(head, [vmem, lo]);
+  } else {
+    // The body's local variables get one slot per vector loop, with room for every lane.
+    const frame = world.enter(vmem);
+    slots.forEach((s) => outer.set(s, world.slot(world.extract(frame, 1), laneStorage(world, (s.type as PtrType).pointee, lanes))));
+    vloop.jump(head, [world.extract(frame, 0), lo]);
+  }
   const i = head.param(1);
   const next = world.continuation(world.fnType([world.mem]), 'vector_next');
   next.jump(head, [next.param(0), world.arith('add', i, world.litI32(lanes))]);
@@ -69,27 +77,30 @@ export function vectorizeCall(world: World, call: Continuation): void {
   };
   const laneIndex = world.arith('add', simd.splat(i), simd.iota());
   const seeds = new Map(outer).set(body.param(1), laneIndex);
+  const privates = new Set(slots.map((s) => outer.get(s)!));
 
   const full = world.continuation(world.fnType([world.mem]), 'vector_iteration');
   const rest = world.continuation(world.fnType([world.mem]), 'vector_rest');
   world.branch(head, head.param(0), world.cmp('ge', world.arith('sub', hi, i), world.litI32(lanes)), full, rest);
-  new Linearizer(info, full, seeds).run(simd.all).jump(next, []);
+  new Linearizer(info, full, seeds, privates).run(simd.all).jump(next, []);
 
   const last = world.continuation(world.fnType([world.mem]), 'vector_remainder');
   const done = world.continuation(world.fnType([world.mem]), 'vector_done');
   world.branch(rest, rest.param(0), world.cmp('lt', i, hi), last, done);
   done.jump(exit, [done.param(0)]);
-  new Linearizer(info, last, seeds).run(world.cmp('lt', laneIndex, simd.splat(hi))).jump(exit, []);
+  new Linearizer(info, last, seeds, privates).run(world.cmp('lt', laneIndex, simd.splat(hi))).jump(exit, []);
 
   call.jump(vloop, [mem, lower, upper, ...env, ret]);
 }
 
 /**
  * What the reachable code of the body reads from outside it and is not a
- * constant: params of the enclosing function and primops over them.
+ * constant (params of the enclosing function and primops over them), and the
+ * stack slots of its local variables.
  */
-function freeDefs(cfg: BodyCfg): Def[] {
+function freeDefs(cfg: BodyCfg): { env: Def[]; slots: PrimOp[] } {
   const free = new Set<Def>();
+  const slots: PrimOp[] = [];
   const seen = new Set<Def>();
   const work: Def[] = cfg.blocks.flatMap((b) => b.ops);
   while (work.length) {
@@ -97,19 +108,29 @@ function freeDefs(cfg: BodyCfg): Def[] {
     if (seen.has(d)) continue;
     seen.add(d);
     if (cfg.scope.contains(d)) {
-      if (d instanceof PrimOp) work.push(...d.ops);
+      if (d instanceof PrimOp && d.tag === 'slot') slots.push(d);
+      else if (d instanceof PrimOp) work.push(...d.ops);
     } else if (d instanceof Continuation) {
       if (!closed(d)) unsupported(`a body that uses the local function ${d.name || d.label} of the code around it`);
     } else if (d instanceof Param || !isStatic(d)) {
       free.add(d);
     }
   }
-  return [...free].sort((a, b) => a.gid - b.gid);
+  const byGid = (a: Def, b: Def): number => a.gid - b.gid;
+  return { env: [...free].sort(byGid), slots: slots.sort(byGid) };
 }
 
 /** Functions, imports and intrinsics: continuations any code may call. */
 function closed(c: Continuation): boolean {
   return c.isIntrinsic || !c.hasBody || new Scope(c).freeParams().size === 0;
+}
+
+/** What holds a local variable of type `t` for every lane: a vector, or an array of vectors. */
+function laneStorage(world: World, t: IRType, lanes: number): IRType {
+  if (t instanceof PrimType && t.length === 1) return world.prim(t.prim, lanes);
+  if (t instanceof PtrType) return world.types.ptrVector(t, lanes);
+  if (t instanceof DefiniteArrayType) return world.types.definiteArray(laneStorage(world, t.elem, lanes), t.dim);
+  return unsupported(`a local variable of type ${t} whose address is taken`);
 }
 
 /** The roots (block params, effects) defined in each loop that blocks outside the loop read. */
