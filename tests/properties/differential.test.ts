@@ -34,9 +34,10 @@ function batch(b: number): Case[] {
 async function report(b: number, cases: readonly Case[], failure: Failure): Promise<string> {
   const head = `batch ${b} of seed ${SEED} failed (re-run: PROPERTY_SEED=${SEED} PROPERTY_BATCH=${b})\n${failure.kind}: ${failure.detail}`;
   const r = await reproduce(cases, failure, REDUCE_MS);
-  if (!r) return `${head}\nno case fails on its own; the whole program:\n${batchSource(cases)}`;
+  if (!r) return `${head}\nthe failure did not come back on a re-run; the whole program:\n${batchSource(cases)}`;
+  const alone = r.failingAlone.length ? `cases failing on their own: ${r.failingAlone.join(', ')}` : 'no case fails on its own';
   return (
-    `${head}\n\ncases failing on their own: ${r.failingAlone.join(', ')}; case ${r.id}, shrunk in ${r.steps} steps:\n` +
+    `${head}\n\n${alone}; reproducer with case${r.ids.length > 1 ? 's' : ''} ${r.ids.join(', ')}, shrunk in ${r.steps} steps:\n` +
     `${r.source}\n${r.failure.kind}: ${r.failure.detail}`
   );
 }
@@ -105,7 +106,7 @@ describe('the generator', () => {
       'struct field updates': /t\d+\.f\d (=|\+=|-=|\*=|\^=)/,
       'array indexing by masks': /t\d+\(.* & (1|3|7)\)/,
       'array repeat literals': /, \.\. \d\]/,
-      'aggregate parameters': /\(q\d+: (\(|\[|S)/,
+      'aggregate parameters': /q\d+: (\(|\[|S\d)/,
       'recursion with a bounded depth': /fn (@\(\?n\d+( & \?x\d+)?\) )?r\d+\(/,
       filters: /fn @\(\?/,
       'forced specialisation': /@@h\d+\(/,

@@ -31,6 +31,11 @@ export class Divergence {
     return this.params.has(p);
   }
 
+  /** Whether some branch may send lanes different ways; if not, all control flow is uniform. */
+  get branchesDiverge(): boolean {
+    return this.branches.size > 0;
+  }
+
   /** A loop whose lanes may leave it at different iterations. */
   loopDivergent(l: Loop): boolean {
     return this.divergent.has(l);

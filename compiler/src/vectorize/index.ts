@@ -20,7 +20,7 @@ export function vectorizeAll(world: World, sink: DiagnosticSink): boolean {
       vectorizeCall(world, c);
     } catch (e) {
       if (!(e instanceof VectorizeError)) throw e;
-      sink.error(c.span ?? c.arg(4).span, e.message);
+      sink.error(c.arg(4).span ?? c.span, e.message);
       ok = false;
     }
   }

@@ -78,11 +78,17 @@ export class Memory {
     return this.simd.world.extract(l, 1);
   }
 
-  /** Sets a local variable in the lanes of `mask`, keeping the others. */
+  /** Sets a local variable in the lanes of `mask`, keeping the others; an array is set element by element. */
   storeLanes(b: Builder, storage: Def, value: Def, mask: Def): void {
     const { simd } = this;
+    const w = simd.world;
+    const t = (storage.type as PtrType).pointee;
+    if (t instanceof DefiniteArrayType) {
+      for (let k = 0; k < t.dim; k++) this.storeLanes(b, w.lea(storage, k), w.extract(value, k), mask);
+      return;
+    }
     const v = simd.isAll(mask) ? simd.splat(value) : simd.blend(mask, value, this.loadLanes(b, storage));
-    b.mem = simd.world.store(b.mem, storage, v);
+    b.mem = w.store(b.mem, storage, v);
   }
 
   /** The address of lane 0 when the lanes of `ptr` address consecutive elements of an array. */

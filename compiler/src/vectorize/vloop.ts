@@ -18,7 +18,10 @@ import { Calls } from './calls.ts';
 import { BodyCfg } from './cfg.ts';
 import { Divergence } from './divergence.ts';
 import { unsupported, VectorizeError } from './error.ts';
-import { type BodyInfo, Linearizer } from './linearize.ts';
+import { Builder } from './builder.ts';
+import { type BodyInfo, Iteration } from './iteration.ts';
+import { linearize } from './linearize.ts';
+import { copyBody } from './uniform.ts';
 import { type Loop, LoopForest } from './loops.ts';
 import { Memory } from './memory.ts';
 import { Simd } from './simd.ts';
@@ -82,15 +85,31 @@ export function vectorizeCall(world: World, call: Continuation): void {
   const full = world.continuation(world.fnType([world.mem]), 'vector_iteration');
   const rest = world.continuation(world.fnType([world.mem]), 'vector_rest');
   world.branch(head, head.param(0), world.cmp('ge', world.arith('sub', hi, i), world.litI32(lanes)), full, rest);
-  new Linearizer(info, full, seeds, privates).run(simd.all).jump(next, []);
+  iteration(info, full, seeds, privates, simd.all).jump(next, []);
 
   const last = world.continuation(world.fnType([world.mem]), 'vector_remainder');
   const done = world.continuation(world.fnType([world.mem]), 'vector_done');
   world.branch(rest, rest.param(0), world.cmp('lt', i, hi), last, done);
   done.jump(exit, [done.param(0)]);
-  new Linearizer(info, last, seeds, privates).run(world.cmp('lt', laneIndex, simd.splat(hi))).jump(exit, []);
+  iteration(info, last, seeds, privates, world.cmp('lt', laneIndex, simd.splat(hi))).jump(exit, []);
 
   call.jump(vloop, [mem, lower, upper, ...env, ret]);
+}
+
+/**
+ * Fills `start` with the code of one iteration for the lanes of `mask` (at least
+ * one); returns the builder, positioned after it.
+ */
+function iteration(info: BodyInfo, start: Continuation, seeds: ReadonlyMap<Def, Def>, privates: ReadonlySet<Def>, mask: Def): Builder {
+  const b = new Builder(info.simd.world, start);
+  const it = new Iteration(info, b, seeds, privates);
+  if (info.div.branchesDiverge) {
+    it.pending.set(info.cfg.entry, { mask, args: [] });
+    linearize(it, info.forest.order);
+  } else {
+    copyBody(it, mask);
+  }
+  return b;
 }
 
 /**

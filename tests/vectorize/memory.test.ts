@@ -1,0 +1,159 @@
+// Memory under `vectorize`: contiguous accesses, gathers and scatters, uniform
+// addresses under masks, element types of every size, local variables, and the
+// remainder iteration. Native results must equal the interpreter's.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type Arg, type Native, buildNative, interpretScalar, random } from './support.ts';
+
+type Make = (n: number, rnd: () => number) => Arg[];
+
+interface Kernel {
+  /** Params after `n: i32`. */
+  params: string;
+  body: string;
+  widths: number[];
+  args: Make;
+}
+
+const ints = (len: number, rnd: () => number, lo: number, hi: number): Int32Array =>
+  Int32Array.from({ length: len }, () => lo + Math.floor(rnd() * (hi - lo)));
+const floats = (len: number, rnd: () => number): Float32Array => Float32Array.from({ length: len }, () => rnd() * 2 - 1);
+
+const kernels: Record<string, Kernel> = {
+  contiguous: {
+    params: 'a: f32, x: &[f32], y: &mut [f32]',
+    body: 'y(i) = a * x(i) + y(i);',
+    widths: [4, 8, 16],
+    args: (n, r) => [1.5, floats(n, r), floats(n + 1, r)],
+  },
+  offset: {
+    params: 'x: &[i32], y: &mut [i32]',
+    body: 'y(i + 2) = x(i + 1) - x(i);',
+    widths: [4, 8, 16],
+    args: (n, r) => [ints(n + 1, r, -99, 99), ints(n + 2, r, 0, 9)],
+  },
+  gather: {
+    params: 'idx: &[i32], x: &[f32], y: &mut [f32]',
+    body: 'if idx(i) >= 0 { y(i) = x(idx(i)) * 2.0f; }',
+    widths: [4, 8, 16],
+    args: (n, r) => [ints(n, r, -5, n), floats(n, r), floats(n, r)],
+  },
+  scatter: {
+    params: 'perm: &[i32], x: &[f32], y: &mut [f32]',
+    body: 'if x(i) > -0.5f { y(perm(i)) = x(i) + 1.0f; }',
+    widths: [4, 8, 16],
+    args: (n, r) => [Int32Array.from({ length: n }, (_, k) => k).sort(() => r() - 0.5), floats(n, r), floats(n, r)],
+  },
+  strided: {
+    params: 'x: &[i32], y: &mut [i32]',
+    body: 'y(3 * i + 1) = x(2 * i) + x(2 * i + 1);',
+    widths: [4, 8, 16],
+    args: (n, r) => [ints(2 * n, r, 0, 99), ints(3 * n, r, 0, 9)],
+  },
+  // Uniform addresses under a mask: loads only when some lane is active, and the
+  // last active lane's value is what a uniform address keeps.
+  uniform: {
+    params: 'x: &mut [i32], y: &mut [i32]',
+    body: 'if y(i) > 10 { y(i) = x(0) + x(1); x(2) = y(i) + i; } if y(i) == 3 { x(3) = 42; }',
+    widths: [4, 8, 16],
+    args: (n, r) => [ints(4, r, 0, 99), ints(n, r, 0, 20)],
+  },
+  bools: {
+    params: 'b: &mut [bool], y: &mut [i32]',
+    body: 'if b(i) { y(i) = y(i) + 1; } b(i) = y(i) % 2 == 0;',
+    widths: [4, 8, 16, 32],
+    args: (n, r) => [Uint8Array.from({ length: n }, () => (r() < 0.5 ? 1 : 0)), ints(n, r, 0, 20)],
+  },
+  bytes: {
+    params: 'x: &mut [u8]',
+    body: 'if x(i) > 100u8 { x(i) = x(i) * 3u8 + (i as u8); } else { x(i) = x(i) / 2u8; }',
+    widths: [8, 16, 32, 64],
+    args: (n, r) => [Uint8Array.from({ length: n }, () => Math.floor(r() * 256))],
+  },
+  shorts: {
+    params: 'x: &mut [i16]',
+    body: 'if x(i) > 100i16 { x(i) = x(i) - 7i16; } else { x(i) = x(i) * 2i16; }',
+    widths: [8, 16, 32, 64],
+    args: (n, r) => [Int16Array.from({ length: n }, () => Math.floor(r() * 400) - 100)],
+  },
+  doubles: {
+    params: 'x: &mut [f64]',
+    body: 'if x(i) < 0.3 { x(i) = x(i) * 0.5 + 1.0; }',
+    widths: [2, 4, 8],
+    args: (n, r) => [Float64Array.from({ length: n }, () => r())],
+  },
+  // Integer division in lanes that do not divide must not trap.
+  division: {
+    params: 'x: &[i32], y: &mut [i32]',
+    body: 'if x(i) != 0 { y(i) = 1000 / x(i) + 1000 % x(i); }',
+    widths: [4, 8, 16],
+    args: (n, r) => [ints(n, r, -3, 4), ints(n, r, 0, 9)],
+  },
+  // Local variables whose address is taken (captured by a loop body) and a local array.
+  locals: {
+    params: 'x: &[i32], y: &mut [i32]',
+    body: `
+      let mut s = 0;
+      let mut t: [i32 * 4] = [0, 0, 0, 0];
+      for k in range(0, 4) { s += x(i) * k; t(k) = s; }
+      if s > 100 { s = t(1) + t(3); }
+      y(i) = s;`,
+    widths: [4, 8, 16],
+    args: (n, r) => [ints(n, r, -50, 50), ints(n, r, 0, 9)],
+  },
+};
+
+function source(): string {
+  const out: string[] = [];
+  for (const [name, k] of Object.entries(kernels)) {
+    for (const w of k.widths) {
+      out.push(`extern fn ${name}_w${w}(n: i32, ${k.params}) -> () { vectorize(${w}, 0, n, |i| { ${k.body} }); }`);
+    }
+  }
+  return out.join('\n');
+}
+
+function copy(args: readonly Arg[]): Arg[] {
+  return args.map((a) => (typeof a === 'number' ? a : a.slice()));
+}
+
+function contents(args: readonly Arg[]): unknown[] {
+  return args.filter((a) => typeof a !== 'number').map((a) => Array.from(a as ArrayLike<number>));
+}
+
+describe('vectorised memory accesses match the interpreter', () => {
+  const src = source();
+  let lib: Native;
+  beforeAll(async () => {
+    lib = await buildNative(src);
+  });
+
+  it.each(Object.keys(kernels))('%s', (name) => {
+    const k = kernels[name]!;
+    const rnd = random(name.length * 104729);
+    for (const w of k.widths) {
+      for (const n of [0, 1, w - 1, w, 3 * w + 1, 70]) {
+        const args = k.args(n, rnd);
+        const expected = copy(args);
+        lib.call(`${name}_w${w}`, n, ...args);
+        interpretScalar(src, `${name}_w${w}`, n, ...expected);
+        expect({ w, n, memory: contents(args) }).toEqual({ w, n, memory: contents(expected) });
+      }
+    }
+  });
+});
+
+describe('the code of memory accesses', () => {
+  it('uses contiguous masked loads and stores for index + lane, gathers and scatters otherwise', async () => {
+    const lib = await buildNative(source());
+    const fn = (name: string): string => {
+      const start = lib.llvm.indexOf(`@${name}(`);
+      return lib.llvm.slice(start, lib.llvm.indexOf('\n}', start));
+    };
+    expect(fn('contiguous_w8')).toMatch(/llvm\.masked\.load\.v8f32\.p0/);
+    expect(fn('contiguous_w8')).toMatch(/llvm\.masked\.store\.v8f32\.p0/);
+    expect(fn('contiguous_w8')).not.toMatch(/gather|scatter/);
+    expect(fn('gather_w16')).toMatch(/llvm\.masked\.gather\.v16f32\.v16p0/);
+    expect(fn('scatter_w4')).toMatch(/llvm\.masked\.scatter\.v4f32\.v4p0/);
+    expect(fn('bytes_w64')).toMatch(/llvm\.masked\.load\.v64i8\.p0/);
+  });
+});
