@@ -23,6 +23,9 @@ const cases: [string, string, string, string, string][] = [
   ['i32', 'ATOMIC_UMIN', '-1', '5', '-1 5'],
   ['u32', 'ATOMIC_UMAX', '1u', '2147483648u', '1 2147483648'],
   ['u32', 'ATOMIC_UMIN', '1u', '2147483648u', '1 1'],
+  // max/min compare the bits as signed, also on an unsigned type.
+  ['u32', 'ATOMIC_MAX', '1u', '2147483648u', '1 1'],
+  ['u32', 'ATOMIC_MIN', '1u', '2147483648u', '1 2147483648'],
   ['u32', 'ATOMIC_ADD', '4294967295u', '2u', '4294967295 1'],
   ['i64', 'ATOMIC_ADD', '4294967296i64', '-1i64', '4294967296 4294967295'],
   ['i64', 'ATOMIC_MAX', '-5i64', '-9i64', '-5 -5'],

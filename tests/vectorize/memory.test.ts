@@ -88,6 +88,28 @@ const kernels: Record<string, Kernel> = {
     widths: [4, 8, 16],
     args: (n, r) => [ints(n, r, -3, 4), ints(n, r, 0, 9)],
   },
+  // Arrays of structs (a gather or scatter per field), tuple and struct values merged at joins.
+  structs: {
+    params: 'pts: &[P], res: &mut [P], out: &mut [f32]',
+    body: `
+      let (a, b) = if pts(i).x > 0.0f { (pts(i).x, 1.0f) } else { (pts(i).y, 2.0f) };
+      let mut p = pts(i);
+      if a > 0.5f { p = P { x: p.y, y: a * b }; }
+      res(n - 1 - i) = p;
+      out(i) = a * b;`,
+    widths: [4, 8, 16],
+    args: (n, r) => [floats(2 * n, r), new Float32Array(2 * n), new Float32Array(n)],
+  },
+  // A struct local whose address is taken (captured by a loop body).
+  struct_local: {
+    params: 'pts: &[P], res: &mut [P]',
+    body: `
+      let mut acc = P { x: 0.0f, y: 1.0f };
+      for k in range(0, 3) { acc.x += pts(i).x * (k as f32); if pts(i).y > 0.0f { acc.y *= pts(i).y; } }
+      res(i) = acc;`,
+    widths: [4, 8, 16],
+    args: (n, r) => [floats(2 * n, r), new Float32Array(2 * n)],
+  },
   // Local variables whose address is taken (captured by a loop body) and a local array.
   locals: {
     params: 'x: &[i32], y: &mut [i32]',
@@ -103,7 +125,7 @@ const kernels: Record<string, Kernel> = {
 };
 
 function source(): string {
-  const out: string[] = [];
+  const out: string[] = ['struct P { x: f32, y: f32 }'];
   for (const [name, k] of Object.entries(kernels)) {
     for (const w of k.widths) {
       out.push(`extern fn ${name}_w${w}(n: i32, ${k.params}) -> () { vectorize(${w}, 0, n, |i| { ${k.body} }); }`);

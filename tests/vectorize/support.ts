@@ -12,7 +12,7 @@ import { buildRuntime } from '../../compiler/src/driver/runtime-build.ts';
 import { llvmToSharedLibrary } from '../../compiler/src/driver/toolchain.ts';
 import { arrayCells, arrayPointer, interpret, type Value } from '../../compiler/src/interp/index.ts';
 import {
-  type Continuation, type FnType, type IndefiniteArrayType, type IRType, type PrimType, PtrType,
+  type Continuation, type FnType, type IndefiniteArrayType, type IRType, type PrimType, PtrType, StructType, TupleType,
 } from '../../compiler/src/ir/index.ts';
 import { printWorld } from '../../compiler/src/ir/printer.ts';
 import type { World } from '../../compiler/src/ir/world.ts';
@@ -112,18 +112,30 @@ export function interpretScalar(source: string, name: string, ...args: Arg[]): n
       values.push((t as PrimType).isFloat ? a : BigInt(a));
       return;
     }
-    const elem = ((t as PtrType).pointee as IndefiniteArrayType).elem as PrimType;
-    const cells = Array.from(a as ArrayLike<number>, (x) => (elem.isFloat ? x : BigInt(x)));
+    const elem = ((t as PtrType).pointee as IndefiniteArrayType).elem;
+    const flat = Array.from(a as ArrayLike<number>);
+    const cells: Value[] = [];
+    for (let at = 0; at < flat.length; ) cells.push(decode(elem, flat, () => at++));
     const ptr = arrayPointer(world.types, elem, cells);
     arrays.push([a as Arg & ArrayLike<number>, ptr]);
     values.push(ptr);
   });
   const r = interpret(world, entry, values, { stepLimit: 200_000_000 }).result;
   for (const [host, ptr] of arrays) {
-    const cells = arrayCells(ptr);
-    for (let k = 0; k < host.length; k++) (host as unknown as number[])[k] = Number(cells[k]);
+    const flat: Value[] = [];
+    const flatten = (v: Value): void => void (Array.isArray(v) ? v.forEach(flatten) : flat.push(v));
+    arrayCells(ptr).forEach(flatten);
+    for (let k = 0; k < host.length; k++) (host as unknown as number[])[k] = Number(flat[k]);
   }
   return typeof r === 'bigint' || typeof r === 'number' ? Number(r) : 0;
+}
+
+/** A value of type `t` from a flat stream of numbers (a typed array of an array of structs, say); `next` gives the position. */
+function decode(t: IRType, flat: readonly number[], next: () => number): Value {
+  if (t instanceof StructType || t instanceof TupleType) return (t instanceof StructType ? t.fields : t.elems).map((f) => decode(f, flat, next));
+  const x = flat[next()]!;
+  const p = t as PrimType;
+  return p.isFloat ? x : p.isBool ? x !== 0 : BigInt(x);
 }
 
 /** A deterministic pseudo-random generator (xorshift32), so failures reproduce. */

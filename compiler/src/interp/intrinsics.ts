@@ -88,8 +88,11 @@ function atomic(ctx: IntrinsicContext, callee: Continuation, args: readonly Valu
   }
   const old = load(ctx.types, ptr, t);
   const pick = (cond: Value): Value => (cond ? old : val!);
-  const unsigned = ctx.types.prim(t.isSigned ? (`u${t.bits}` as PrimTypeName) : t.prim);
-  const asUnsigned = (x: Value): bigint => (t.isSigned ? BigInt.asUintN(t.bits, x as bigint) : (x as bigint));
+  // atomicrmw max/min compare as signed and umax/umin as unsigned, whatever the Impala type.
+  const signed = ctx.types.prim(t.isInt ? (`i${t.bits}` as PrimTypeName) : t.prim);
+  const unsigned = ctx.types.prim(t.isInt ? (`u${t.bits}` as PrimTypeName) : t.prim);
+  const asSigned = (x: Value): Value => (t.isInt ? BigInt.asIntN(t.bits, x as bigint) : x);
+  const asUnsigned = (x: Value): Value => (t.isInt ? BigInt.asUintN(t.bits, x as bigint) : x);
   const ops: Record<number, () => Value> = {
     0: () => val!,
     1: () => arith('add', t, old, val!),
@@ -98,8 +101,8 @@ function atomic(ctx: IntrinsicContext, callee: Continuation, args: readonly Valu
     4: () => arith('xor', t, arith('and', t, old, val!), t.isBool ? true : -1n),
     5: () => arith('or', t, old, val!),
     6: () => arith('xor', t, old, val!),
-    7: () => pick(compare('gt', t, old, val!)),
-    8: () => pick(compare('lt', t, old, val!)),
+    7: () => pick(compare('gt', signed, asSigned(old), asSigned(val!))),
+    8: () => pick(compare('lt', signed, asSigned(old), asSigned(val!))),
     9: () => pick(compare('gt', unsigned, asUnsigned(old), asUnsigned(val!))),
     10: () => pick(compare('lt', unsigned, asUnsigned(old), asUnsigned(val!))),
     11: () => arith('add', t, old, val!),

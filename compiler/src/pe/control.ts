@@ -6,11 +6,14 @@
 // (`ret(m) = join(m)`, `join(m) = return(m)`); seeing through them makes the
 // return continuation of a tail-recursive call the function's own return param,
 // a static argument, so `unroll_step` specialised to its body becomes a loop.
+// A block only forwards while nothing else reads its params: once evaluation has
+// merged code into it (`ret(m, s) = join(m, s)` with `s` printed after the
+// join), returning past it would leave that code with an unbound `s`.
 import { Continuation, type Def, Param, isLit } from '../ir/defs.ts';
 import type { World } from '../ir/world.ts';
 import { returnsThroughLast } from '../transform/analysis.ts';
 import { jumpFolded } from '../transform/mangle.ts';
-import { readsParamsOf } from './liveness.ts';
+import { readsParamsOf, usedOnlyBy } from './liveness.ts';
 
 /** Replaces a branch or match on a literal by a jump; true when `u` changed. */
 export function foldBranch(world: World, u: Continuation): boolean {
@@ -22,19 +25,22 @@ export function foldBranch(world: World, u: Continuation): boolean {
 }
 
 /** Passes the return continuation of the call ending `u` past blocks that only forward; true when `u` changed. */
-export function resolveReturn(u: Continuation): boolean {
+export function resolveReturn(world: World, u: Continuation): boolean {
   const callee = u.callee;
   if (u.args.length === 0 || !returnsThroughLast(callee.type)) return false;
   if (callee instanceof Continuation && (callee.intrinsic === 'branch' || callee.intrinsic === 'match')) return false;
   const last = u.ops.length - 1;
-  const target = forwardee(u.op(last));
+  const target = forwardee(world, u.op(last));
   if (target === u.op(last)) return false;
   u.updateOp(last, target);
   return true;
 }
 
-/** What `k` stands for: the end of a chain of blocks each of which passes its params, in order, to the next. */
-function forwardee(start: Def): Def {
+/**
+ * What `k` stands for: the end of a chain of blocks each of which passes its
+ * params, in order, to the next and uses them nowhere else.
+ */
+function forwardee(world: World, start: Def): Def {
   const seen = new Set<Def>();
   let k = start;
   while (k instanceof Continuation && k.hasBody && !k.external && !seen.has(k)) {
@@ -44,7 +50,8 @@ function forwardee(start: Def): Def {
     const forwards =
       (j instanceof Param ? j.continuation !== block : j instanceof Continuation && !j.isIntrinsic && j !== block) &&
       block.args.length === block.params.length &&
-      block.args.every((a, i) => a === block.param(i));
+      block.args.every((a, i) => a === block.param(i)) &&
+      block.params.every((p) => usedOnlyBy(world, p, block));
     if (!forwards) break;
     k = j;
   }

@@ -126,7 +126,7 @@ class Evaluator implements Facts {
     }
     this.world.sweep();
     // Before any specialisation copies them: the recursion of a generic body is only seen to be static this way.
-    for (const c of r.continuations) if (c.hasBody) resolveReturn(c);
+    for (const c of r.continuations) if (c.hasBody) resolveReturn(this.world, c);
     this.free = new Closedness(r.continuations);
     this.movingOf.clear();
     this.valueClosedOf.clear();
@@ -176,7 +176,7 @@ class Evaluator implements Facts {
 
   /** Looks at the call ending `u`; 'changed' when its body changed and must be looked at again. */
   private visit(u: Continuation): Outcome {
-    if (foldBranch(this.world, u) || resolveReturn(u)) return 'changed';
+    if (foldBranch(this.world, u) || resolveReturn(this.world, u)) return 'changed';
     const target = callTarget(u);
     if (!target) return 'same';
     const decision = decide(u, target.callee, target.forced, this);

@@ -32,6 +32,16 @@ export function soleCaller(world: World, f: Continuation): Continuation | null {
   return onlyCalls(f) ? (callers[0] ?? null) : null;
 }
 
+/** Whether no live code but `user`'s body uses `d` directly: dead primops over `d` do not count. */
+export function usedOnlyBy(world: World, d: Def, user: Continuation): boolean {
+  const seen = new Set<Def>();
+  for (const { user: u } of d.uses.values()) {
+    if (u === user) continue;
+    if (u instanceof Continuation ? isLive(world, u) : primopIsLive(world, u as PrimOp, seen)) return false;
+  }
+  return true;
+}
+
 /** The live continuations that call `f` (directly or as `@@f`). */
 export function callers(world: World, f: Continuation): Continuation[] {
   const result: Continuation[] = [];

@@ -19,7 +19,7 @@ export class Calls {
   /** Calls `callee` with the (vectorised) `args` in the lanes of `mask`; returns its result, or null for none. */
   call(b: Builder, callee: Def, args: readonly Def[], mask: Def): Def | null {
     const result = resultType(callee);
-    if (isLaneQuery(callee)) return this.laneQuery(callee.intrinsic, args, mask);
+    if (isLaneQuery(callee)) return this.laneQuery(callee.intrinsic, args, mask, result!);
     const math = mathIntrinsic(callee);
     if (math && args.some((a) => this.simd.isVarying(a))) return this.wholeVector(b, callee as Continuation, math.prefix, math.overloaded, args);
     if (math) return b.call(callee, args, result);
@@ -29,7 +29,8 @@ export class Calls {
     return this.perLane(b, callee, args, result, mask);
   }
 
-  private laneQuery(query: string, args: readonly Def[], mask: Def): Def {
+  /** `type` is the query's result type: the type of the value for extract and broadcast. */
+  private laneQuery(query: string, args: readonly Def[], mask: Def, type: IRType): Def {
     const { simd } = this;
     const w = simd.world;
     const [x, lane] = args;
@@ -47,9 +48,8 @@ export class Calls {
       default: {
         // extract / broadcast: the value of `x` in lane `lane`.
         if (!simd.isVarying(x!)) return x!;
-        if (!simd.isVarying(lane!)) return w.extract(x!, lane!);
-        if (!(x!.type instanceof PrimType)) unsupported(`'${query}' of pointers from varying lanes`);
-        return w.vector(Array.from({ length: simd.width }, (_, l) => w.extract(x!, w.extract(lane!, l))));
+        if (!simd.isVarying(lane!)) return simd.lane(x!, lane!, type);
+        return simd.fromLanes(Array.from({ length: simd.width }, (_, l) => simd.lane(x!, w.extract(lane!, l), type)), type);
       }
     }
   }
@@ -74,9 +74,10 @@ export class Calls {
   private perLane(b: Builder, callee: Def, args: readonly Def[], result: IRType | null, mask: Def): Def | null {
     const { simd } = this;
     const w = simd.world;
+    const params = (callee.type as FnType).params.slice(1, -1);
     const results: Def[] = [];
     for (let l = 0; l < simd.width; l++) {
-      const laneArgs = args.map((a) => (simd.isVarying(a) ? w.extract(a, l) : a));
+      const laneArgs = args.map((a, k) => simd.lane(a, l, params[k]!));
       const once = (): Def[] => {
         const r = b.call(callee, laneArgs, result);
         return r ? [r] : [];
@@ -84,11 +85,7 @@ export class Calls {
       const r = simd.isAll(mask) ? once() : b.when(w.extract(mask, l), once, result ? [w.bottom(result)] : [], 'call');
       if (result) results.push(r[0]!);
     }
-    if (!result) return null;
-    if (result instanceof PrimType && result.length === 1) return w.vector(results);
-    let v: Def = w.bottom(simd.vectorType(result));
-    results.forEach((r, l) => (v = w.insert(v, l, r)));
-    return v;
+    return result && simd.fromLanes(results, result);
   }
 }
 

@@ -179,7 +179,7 @@ export class Iteration {
         stack.pop();
         continue;
       }
-      if (d instanceof PrimOp && d.tag === 'extract' && cfg.home.has(d.op(0)) && litValue(d.op(1)) === 1n) {
+      if (d instanceof PrimOp && d.tag === 'extract' && d.op(0) instanceof PrimOp && cfg.home.has(d.op(0)) && litValue(d.op(1)) === 1n) {
         // The value of an effect, bound when the effect ran.
         const v = this.lookup(d.op(0));
         if (v === undefined) throw new VectorizeError(`internal: ${d.op(0).label} is read before it runs`);

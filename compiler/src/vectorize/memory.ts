@@ -8,7 +8,7 @@
 // carry the element's alignment (a plain vector load would assume the vector's).
 import { type Def, isLit, PrimOp } from '../ir/defs.ts';
 import {
-  DefiniteArrayType, IndefiniteArrayType, type IRType, PrimType, PtrType, PtrVectorType,
+  DefiniteArrayType, IndefiniteArrayType, type IRType, PrimType, PtrType, PtrVectorType, StructType, TupleType,
 } from '../ir/types.ts';
 import type { Builder } from './builder.ts';
 import { unsupported } from './error.ts';
@@ -33,6 +33,8 @@ export class Memory {
       };
       return live || simd.isAll(mask) ? read()[0]! : b.when(simd.any(mask), read, [w.bottom(loaded)], 'load')[0]!;
     }
+    const parts = partsOf(loaded);
+    if (parts) return simd.aggregate(loaded, parts.map((t, k) => this.load(b, w.lea(ptr, k), t, mask, live)));
     const elem = this.element(loaded);
     const vt = simd.vectorType(elem);
     const passthru = elem instanceof PrimType ? w.lit(vt as PrimType, elem.isFloat ? 0 : 0n) : w.bottom(vt);
@@ -47,6 +49,12 @@ export class Memory {
   store(b: Builder, ptr: Def, value: Def, mask: Def, live: boolean): void {
     const { simd } = this;
     const w = simd.world;
+    const parts = partsOf(value.type);
+    if (parts && (simd.isVarying(ptr) || simd.isVarying(value))) {
+      // Element by element: each part is an access of its own kind.
+      parts.forEach((_, k) => this.store(b, w.lea(ptr, k), w.extract(value, k), mask, live));
+      return;
+    }
     if (ptr.type instanceof PtrType && !simd.isVarying(value)) {
       const write = (): Def[] => {
         b.mem = w.store(b.mem, ptr, value);
@@ -78,17 +86,11 @@ export class Memory {
     return this.simd.world.extract(l, 1);
   }
 
-  /** Sets a local variable in the lanes of `mask`, keeping the others; an array is set element by element. */
+  /** Sets a local variable in the lanes of `mask`, keeping the others. */
   storeLanes(b: Builder, storage: Def, value: Def, mask: Def): void {
     const { simd } = this;
-    const w = simd.world;
-    const t = (storage.type as PtrType).pointee;
-    if (t instanceof DefiniteArrayType) {
-      for (let k = 0; k < t.dim; k++) this.storeLanes(b, w.lea(storage, k), w.extract(value, k), mask);
-      return;
-    }
     const v = simd.isAll(mask) ? simd.splat(value) : simd.blend(mask, value, this.loadLanes(b, storage));
-    b.mem = w.store(b.mem, storage, v);
+    b.mem = simd.world.store(b.mem, storage, v);
   }
 
   /** The address of lane 0 when the lanes of `ptr` address consecutive elements of an array. */
@@ -186,6 +188,14 @@ export class Memory {
   }
 }
 
+
+/** The element types of an aggregate in memory, which varying accesses handle one by one; null for others. */
+function partsOf(t: IRType): readonly IRType[] | null {
+  if (t instanceof TupleType) return t.elems;
+  if (t instanceof StructType) return t.fields;
+  if (t instanceof DefiniteArrayType) return Array.from({ length: t.dim }, () => t.elem);
+  return null;
+}
 
 function litOf(d: Def): bigint | undefined {
   return isLit(d) && typeof d.payload === 'bigint' ? d.payload : undefined;

@@ -8,23 +8,25 @@
 // The remainder is one masked iteration, generated separately so that the full
 // iterations carry no masks. The environment is what the body reads from the
 // function around it (its free params, and the free primops over them), passed
-// as parameters: uniform values. Width 1 is a plain loop around a copy of the body.
+// as parameters: uniform values. The body's local variables whose address is
+// taken live in the vector loop's frame, with room for every lane. Width 1 is a
+// plain loop around a copy of the body.
 import { Continuation, type Def, Param, PrimOp, isLit } from '../ir/defs.ts';
 import { Scope } from '../ir/scope.ts';
-import { DefiniteArrayType, type IRType, PrimType, PtrType } from '../ir/types.ts';
+import type { PtrType } from '../ir/types.ts';
 import { type World, isStatic } from '../ir/world.ts';
 import { Cloner } from '../transform/mangle.ts';
+import { Builder } from './builder.ts';
 import { Calls } from './calls.ts';
 import { BodyCfg } from './cfg.ts';
 import { Divergence } from './divergence.ts';
 import { unsupported, VectorizeError } from './error.ts';
-import { Builder } from './builder.ts';
 import { type BodyInfo, Iteration } from './iteration.ts';
 import { linearize } from './linearize.ts';
-import { copyBody } from './uniform.ts';
 import { type Loop, LoopForest } from './loops.ts';
 import { Memory } from './memory.ts';
 import { Simd } from './simd.ts';
+import { copyBody } from './uniform.ts';
 
 /** Replaces the `vectorize` call that ends `call` by a call of its vector loop. */
 export function vectorizeCall(world: World, call: Continuation): void {
@@ -40,47 +42,61 @@ export function vectorizeCall(world: World, call: Continuation): void {
   const names = ['mem', 'lower', 'upper', ...env.map((d) => (d instanceof Param ? d.name : '')), 'return'];
   const vloop = world.continuation(world.fnType([world.mem, i32, i32, ...env.map((d) => d.type), world.fnType([world.mem])]), 'vectorized', names);
   vloop.span = call.span ?? body.span;
-  const [vmem, lo, hi] = vloop.params as [Param, Param, Param];
-  const exit = vloop.retParam!;
   const outer = new Map<Def, Def>(env.map((d, k) => [d, vloop.param(3 + k)]));
 
-  const head = world.continuation(world.fnType([world.mem, i32]), 'vector_head', ['mem', 'i']);
-  if (lanes === 1 || slots.length === 0) {
-    vloop.jump(head, [vmem, lo]);
-  } else {
-    // The body's local variables get one slot per vector loop, with room for every lane.
-    const frame = world.enter(vmem);
-    slots.forEach((s) => outer.set(s, world.slot(world.extract(frame, 1), laneStorage(world, (s.type as PtrType).pointee, lanes))));
-    vloop.jump(head, [world.extract(frame, 0), lo]);
-  }
-  const i = head.param(1);
-  const next = world.continuation(world.fnType([world.mem]), 'vector_next');
-  next.jump(head, [next.param(0), world.arith('add', i, world.litI32(lanes))]);
-  if (lanes === 1) {
-    const step = world.continuation(world.fnType([world.mem]), 'scalar_iteration');
-    const done = world.continuation(world.fnType([world.mem]), 'vector_done');
-    world.branch(head, head.param(0), world.cmp('lt', i, hi), step, done);
-    done.jump(exit, [done.param(0)]);
-    const cloner = new Cloner(world, cfg.scope);
-    for (const [from, to] of outer) cloner.map.set(from, to);
-    cloner.map.set(body.param(0), step.param(0));
-    cloner.map.set(body.param(1), i);
-    cloner.map.set(cfg.exitParam, next);
-    cloner.cloneBody(body, step);
-    cloner.run();
-    call.jump(vloop, [mem, lower, upper, ...env, ret]);
-    return;
-  }
+  if (lanes === 1) scalarLoop(world, vloop, cfg, outer);
+  else vectorLoop(world, vloop, cfg, outer, slots, lanes);
+  call.jump(vloop, [mem, lower, upper, ...env, ret]);
+}
 
+/** The loop head of `vloop`: `head(mem, i)`, entered with i = lower; and `next`, which continues with i + `step`. */
+function loopHead(world: World, vloop: Continuation, mem: Def, step: number): { head: Continuation; next: Continuation } {
+  const head = world.continuation(world.fnType([world.mem, world.prim('i32')]), 'vector_head', ['mem', 'i']);
+  vloop.jump(head, [mem, vloop.param(1)]);
+  const next = world.continuation(world.fnType([world.mem]), 'vector_next');
+  next.jump(head, [next.param(0), world.arith('add', head.param(1), world.litI32(step))]);
+  return { head, next };
+}
+
+/** Width 1: each iteration is a copy of the body. */
+function scalarLoop(world: World, vloop: Continuation, cfg: BodyCfg, outer: ReadonlyMap<Def, Def>): void {
+  const { head, next } = loopHead(world, vloop, vloop.param(0), 1);
+  const i = head.param(1);
+  const step = world.continuation(world.fnType([world.mem]), 'scalar_iteration');
+  const done = world.continuation(world.fnType([world.mem]), 'vector_done');
+  world.branch(head, head.param(0), world.cmp('lt', i, vloop.param(2)), step, done);
+  done.jump(vloop.retParam!, [done.param(0)]);
+  const cloner = new Cloner(world, cfg.scope);
+  for (const [from, to] of outer) cloner.map.set(from, to);
+  cloner.map.set(cfg.entry.param(0), step.param(0));
+  cloner.map.set(cfg.entry.param(1), i);
+  cloner.map.set(cfg.exitParam, next);
+  cloner.cloneBody(cfg.entry, step);
+  cloner.run();
+}
+
+/** Full iterations of `lanes` lanes, then one masked iteration for the rest. */
+function vectorLoop(world: World, vloop: Continuation, cfg: BodyCfg, outer: ReadonlyMap<Def, Def>, slots: readonly PrimOp[], lanes: number): void {
   const simd = new Simd(world, lanes);
+  const seeds = new Map(outer);
+  let mem: Def = vloop.param(0);
+  if (slots.length) {
+    // The body's local variables get one slot per vector loop, with room for every lane.
+    const frame = world.enter(mem);
+    mem = world.extract(frame, 0);
+    for (const s of slots) seeds.set(s, world.slot(world.extract(frame, 1), simd.vectorType((s.type as PtrType).pointee)));
+  }
+  const privates = new Set(slots.map((s) => seeds.get(s)!));
+  const { head, next } = loopHead(world, vloop, mem, lanes);
+  const i = head.param(1);
+  const hi = vloop.param(2);
+  const laneIndex = world.arith('add', simd.splat(i), simd.iota());
+  seeds.set(cfg.entry.param(1), laneIndex);
   const forest = new LoopForest(cfg);
   const info: BodyInfo = {
     cfg, forest, simd, div: new Divergence(cfg, forest), memory: new Memory(simd), calls: new Calls(simd),
     liveOut: liveOuts(cfg, forest),
   };
-  const laneIndex = world.arith('add', simd.splat(i), simd.iota());
-  const seeds = new Map(outer).set(body.param(1), laneIndex);
-  const privates = new Set(slots.map((s) => outer.get(s)!));
 
   const full = world.continuation(world.fnType([world.mem]), 'vector_iteration');
   const rest = world.continuation(world.fnType([world.mem]), 'vector_rest');
@@ -90,10 +106,8 @@ export function vectorizeCall(world: World, call: Continuation): void {
   const last = world.continuation(world.fnType([world.mem]), 'vector_remainder');
   const done = world.continuation(world.fnType([world.mem]), 'vector_done');
   world.branch(rest, rest.param(0), world.cmp('lt', i, hi), last, done);
-  done.jump(exit, [done.param(0)]);
-  iteration(info, last, seeds, privates, world.cmp('lt', laneIndex, simd.splat(hi))).jump(exit, []);
-
-  call.jump(vloop, [mem, lower, upper, ...env, ret]);
+  done.jump(vloop.retParam!, [done.param(0)]);
+  iteration(info, last, seeds, privates, world.cmp('lt', laneIndex, simd.splat(hi))).jump(vloop.retParam!, []);
 }
 
 /**
@@ -142,14 +156,6 @@ function freeDefs(cfg: BodyCfg): { env: Def[]; slots: PrimOp[] } {
 /** Functions, imports and intrinsics: continuations any code may call. */
 function closed(c: Continuation): boolean {
   return c.isIntrinsic || !c.hasBody || new Scope(c).freeParams().size === 0;
-}
-
-/** What holds a local variable of type `t` for every lane: a vector, or an array of vectors. */
-function laneStorage(world: World, t: IRType, lanes: number): IRType {
-  if (t instanceof PrimType && t.length === 1) return world.prim(t.prim, lanes);
-  if (t instanceof PtrType) return world.types.ptrVector(t, lanes);
-  if (t instanceof DefiniteArrayType) return world.types.definiteArray(laneStorage(world, t.elem, lanes), t.dim);
-  return unsupported(`a local variable of type ${t} whose address is taken`);
 }
 
 /** The roots (block params, effects) defined in each loop that blocks outside the loop read. */

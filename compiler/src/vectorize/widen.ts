@@ -1,11 +1,12 @@
 // Widening of pure primops: with only uniform operands a primop stays scalar; with
 // a varying one, its uniform operands are splatted and it is rebuilt on vectors
-// (`<W x T>` arithmetic, comparisons, selects and casts, vectors of addresses).
+// (`<W x T>` arithmetic, comparisons, selects and casts, vectors of addresses,
+// aggregates of vectors).
 // Integer division runs in every lane, active or not, so a divisor that would trap
 // (zero, or -1 under the most negative dividend) is replaced by 1: in an active
 // lane that division was undefined anyway.
 import { type Def, PrimOp } from '../ir/defs.ts';
-import { PrimType, PtrType } from '../ir/types.ts';
+import { type DefiniteArrayType, PrimType, PtrType } from '../ir/types.ts';
 import { unsupported } from './error.ts';
 import type { Simd } from './simd.ts';
 
@@ -27,13 +28,24 @@ export function widen(simd: Simd, p: PrimOp, ops: readonly Def[]): Def {
       if (!(p.type instanceof PrimType) && !(p.type instanceof PtrType)) return unsupported(`a bitcast of a varying value to ${p.type}`);
       return w.bitcast(simd.vectorType(p.type), a!);
     case 'select':
-      return w.select(a!, simd.splat(b!), simd.splat(c!));
+      // A varying condition picks per lane; LLVM's select takes a vector condition for vectors only.
+      return simd.isVarying(a!) ? simd.blend(a!, b!, c!) : w.select(a!, simd.splat(b!), simd.splat(c!));
     case 'lea':
       return w.lea(a!, b!);
-    case 'extract':
-      if (simd.isVarying(a!) || !(p.type instanceof PrimType)) return unsupported(`a varying index into a ${p.op(0).type}`);
-      // A uniform aggregate indexed by a varying index: one element per lane.
-      return w.vector(Array.from({ length: simd.width }, (_, l) => w.extract(a!, w.extract(b!, l))));
+    case 'tuple':
+    case 'struct_agg':
+      return w.tuple(ops.map((o) => simd.splat(o)));
+    case 'definite_array':
+      return w.definiteArray(simd.vectorType((p.type as DefiniteArrayType).elem), ops.map((o) => simd.splat(o)));
+    case 'extract': {
+      if (!simd.isVarying(b!)) return w.extract(a!, b!);
+      // A varying index: each lane takes its element (of its own lane, when the aggregate is varying too).
+      const lanes = Array.from({ length: simd.width }, (_, l) => simd.lane(w.extract(a!, w.extract(b!, l)), l, p.type));
+      return simd.fromLanes(lanes, p.type);
+    }
+    case 'insert':
+      if (simd.isVarying(b!)) return unsupported(`an update of a ${p.type} at a varying index`);
+      return w.insert(simd.splat(a!), b!, simd.splat(c!));
     default:
       return unsupported(`a varying '${p.tag}' (of type ${p.type})`);
   }

@@ -1,0 +1,95 @@
+// The TypeScript side of the image library: writes the entry module for the chosen
+// variants, compiles it with the library through the artifact cache (a repeated choice
+// loads in milliseconds) and runs the kernels on images in memory.
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { type CompiledLibrary, type CompileOptions, compile } from '../../compiler/src/driver/compile.ts';
+import type { SourceFile } from '../../compiler/src/syntax/diagnostics.ts';
+import { type Image, type Pixels, makeImage } from './image.ts';
+import { checkVariant, entryFunction, exportName, isFloatPipeline, type Variant } from './variants.ts';
+
+const LIBRARY_FILES = ['schedule.impala', 'boundary.impala', 'image.impala', 'pipelines.impala'];
+
+/** The library's Impala sources, with paths relative to the repository for diagnostics. */
+export function librarySources(): SourceFile[] {
+  return LIBRARY_FILES.map((file) => ({
+    path: `libs/image/${file}`,
+    text: readFileSync(fileURLToPath(new URL(file, import.meta.url)), 'utf8'),
+  }));
+}
+
+/** The generated entry module exporting one function per variant. */
+export function entryModule(variants: readonly Variant[]): SourceFile {
+  const text = variants.map(entryFunction).join('\n\n') + '\n';
+  return { path: 'image_entry.impala', text };
+}
+
+export interface Kernel {
+  variant: Variant;
+  /** Runs on `input` into `output` (allocated when omitted) and returns the output. */
+  run(input: Image, options?: { outside?: number; output?: Image }): Image;
+}
+
+export interface KernelSet {
+  libraries: readonly CompiledLibrary[];
+  kernel(variant: Variant): Kernel;
+}
+
+/**
+ * Kernels per compilation. The partial evaluator's termination budget counts every
+ * specialisation in a compilation, and each kernel needs thousands, so a module holds
+ * only a few; they still share the fixed cost of compiling the library.
+ */
+const KERNELS_PER_MODULE = 4;
+
+/** Compiles `variants` (a few per library, each library cached on its own). */
+export async function compileKernels(variants: readonly Variant[], options: CompileOptions = { optLevel: 3 }): Promise<KernelSet> {
+  variants.forEach(checkVariant);
+  const unique = [...new Map(variants.map((v) => [exportName(v), v])).values()];
+  const libraries: CompiledLibrary[] = [];
+  const owner = new Map<string, CompiledLibrary>();
+  for (let i = 0; i < unique.length; i += KERNELS_PER_MODULE) {
+    const group = unique.slice(i, i + KERNELS_PER_MODULE);
+    const library = await compile({ sources: [...librarySources(), entryModule(group)], options });
+    libraries.push(library);
+    for (const v of group) owner.set(exportName(v), library);
+  }
+  return {
+    libraries,
+    kernel(variant) {
+      const library = owner.get(exportName(variant));
+      if (!library) throw new Error(`kernel ${exportName(variant)} was not compiled in this set`);
+      const fn = library.fn(exportName(variant));
+      return {
+        variant,
+        run(input, opts = {}) {
+          checkInput(variant, input);
+          const output = opts.output ?? outputFor(variant, input);
+          fn(input.data, output.data, input.width, input.height, opts.outside ?? 0);
+          return output;
+        },
+      };
+    },
+  };
+}
+
+/** Compiles one variant. */
+export async function compileKernel(variant: Variant, options?: CompileOptions): Promise<Kernel> {
+  return (await compileKernels([variant], options)).kernel(variant);
+}
+
+/** The output image a variant writes for `input`: same type and channels, or one f32 channel for Harris. */
+export function outputFor(variant: Variant, input: Image): Image {
+  if (isFloatPipeline(variant.pipeline)) return makeImage('f32', input.width, input.height, 1);
+  return makeImage(input.type, input.width, input.height, input.channels);
+}
+
+function checkInput(v: Variant, img: Image): void {
+  if (img.type !== v.type || img.channels !== v.channels) {
+    throw new Error(`kernel ${exportName(v)} takes ${v.type} images with ${v.channels} channel(s), got ${img.type} with ${img.channels}`);
+  }
+  const expected = img.width * img.height * img.channels;
+  if ((img.data as Pixels).length !== expected) {
+    throw new Error(`image data has ${img.data.length} elements, ${img.width}×${img.height}×${img.channels} needs ${expected}`);
+  }
+}

@@ -1,0 +1,59 @@
+// Gaussian, unsharp mask, Sobel and Harris in every boundary mode (tiled and parallel), plus
+// a sequential run of each, against the reference.
+import { beforeAll, describe, it } from 'vitest';
+import { compileKernels, type KernelSet } from '../../libs/image/host.ts';
+import { BOUNDARIES, type Pipeline, type Schedule, type Variant } from '../../libs/image/variants.ts';
+import { referenceHarris, referenceInteger } from './reference.ts';
+import { expectCloseImage, expectSameImage, randomImage, SIZES } from './support.ts';
+
+const INTEGER_CASES = [
+  { pipeline: 'gauss5', type: 'i32', channels: 1 },
+  { pipeline: 'unsharp', type: 'u8', channels: 1 },
+  { pipeline: 'sobel', type: 'i32', channels: 2 },
+] as const;
+const HARRIS_CASES = [
+  { pipeline: 'harris', type: 'u8', channels: 3 },
+  { pipeline: 'harris', type: 'f32', channels: 1 },
+] as const;
+const SCHEDULES: readonly Schedule[] = ['tile', 'seq'];
+
+const variants: Variant[] = [];
+for (const c of [...INTEGER_CASES, ...HARRIS_CASES]) {
+  variants.push(...BOUNDARIES.map((boundary) => ({ ...c, schedule: 'tile' as const, boundary })));
+  variants.push({ ...c, schedule: 'seq', boundary: 'mirror' });
+}
+
+let kernels: KernelSet;
+beforeAll(async () => {
+  kernels = await compileKernels(variants);
+});
+
+function schedulesFor(boundary: string): readonly Schedule[] {
+  return boundary === 'mirror' ? SCHEDULES : ['tile'];
+}
+
+describe.each(INTEGER_CASES)('$pipeline on $type with $channels channel(s)', ({ pipeline, type, channels }) => {
+  for (const [w, h] of SIZES) {
+    it.each(BOUNDARIES)(`${w}×${h} %s`, (boundary) => {
+      const img = randomImage(type, w, h, channels, w * 131 + h);
+      const expected = referenceInteger(pipeline as Exclude<Pipeline, 'harris'>, img, boundary, 9);
+      for (const schedule of schedulesFor(boundary)) {
+        const out = kernels.kernel({ pipeline, type, channels, schedule, boundary }).run(img, { outside: 9 });
+        expectSameImage(out, expected, `${schedule}/${boundary}`);
+      }
+    });
+  }
+});
+
+describe.each(HARRIS_CASES)('harris on $type with $channels channel(s)', ({ pipeline, type, channels }) => {
+  for (const [w, h] of SIZES) {
+    it.each(BOUNDARIES)(`${w}×${h} %s`, (boundary) => {
+      const img = randomImage(type, w, h, channels, w * 17 + h);
+      const expected = referenceHarris(img, boundary, 0.25);
+      for (const schedule of schedulesFor(boundary)) {
+        const out = kernels.kernel({ pipeline, type, channels, schedule, boundary }).run(img, { outside: 0.25 });
+        expectCloseImage(out, expected, `${schedule}/${boundary}`);
+      }
+    });
+  }
+});

@@ -1,0 +1,130 @@
+// Plain TypeScript definitions of the pipelines, written from their mathematical
+// definition (each stage over the whole plane, the boundary mode applied to the input
+// only) rather than from the Impala, so that agreement means something.
+import type { Image } from '../../libs/image/image.ts';
+import { makeImage } from '../../libs/image/image.ts';
+import type { Boundary, Pipeline } from '../../libs/image/variants.ts';
+
+type Plane = (x: number, y: number) => number;
+
+function wrap(mode: Exclude<Boundary, 'const'>, i: number, n: number): number {
+  switch (mode) {
+    case 'clamp':
+      return Math.min(Math.max(i, 0), n - 1);
+    case 'mirror': {
+      const m = ((i % (2 * n)) + 2 * n) % (2 * n);
+      return m >= n ? 2 * n - 1 - m : m;
+    }
+    case 'repeat':
+      return ((i % n) + n) % n;
+  }
+}
+
+/** Channel c of `img` extended to the plane by `mode`. */
+function extend(mode: Boundary, outside: number, w: number, h: number, at: (x: number, y: number) => number): Plane {
+  return (x, y) => {
+    if (mode === 'const') return x < 0 || x >= w || y < 0 || y >= h ? outside : at(x, y);
+    return at(wrap(mode, x, w), wrap(mode, y, h));
+  };
+}
+
+const idiv = (a: number, b: number) => Math.trunc(a / b);
+
+const INTEGER_OPS: Record<Exclude<Pipeline, 'harris'>, (r: Plane, x: number, y: number) => number> = {
+  box3(r, x, y) {
+    const bx = (x: number, y: number) => idiv(r(x - 1, y) + r(x, y) + r(x + 1, y), 3);
+    return idiv(bx(x, y - 1) + bx(x, y) + bx(x, y + 1), 3);
+  },
+  gauss5: (r, x, y) => gauss5(r, x, y),
+  unsharp: (r, x, y) => 2 * r(x, y) - gauss5(r, x, y),
+  sobel(r, x, y) {
+    const gx = r(x + 1, y - 1) + 2 * r(x + 1, y) + r(x + 1, y + 1) - (r(x - 1, y - 1) + 2 * r(x - 1, y) + r(x - 1, y + 1));
+    const gy = r(x - 1, y + 1) + 2 * r(x, y + 1) + r(x + 1, y + 1) - (r(x - 1, y - 1) + 2 * r(x, y - 1) + r(x + 1, y - 1));
+    return Math.abs(gx) + Math.abs(gy);
+  },
+};
+
+const BINOMIAL = [1, 4, 6, 4, 1];
+
+function gauss5(r: Plane, x: number, y: number): number {
+  let sum = 0;
+  for (let dy = -2; dy <= 2; dy++) {
+    let row = 0;
+    for (let dx = -2; dx <= 2; dx++) row += BINOMIAL[dx + 2]! * r(x + dx, y + dy);
+    sum += BINOMIAL[dy + 2]! * row;
+  }
+  return idiv(sum + 128, 256);
+}
+
+/** An integer pipeline on a u8 or i32 image, channel by channel. */
+export function referenceInteger(pipeline: Exclude<Pipeline, 'harris'>, img: Image, mode: Boundary, outside: number): Image {
+  const { width: w, height: h, channels: ch } = img;
+  const out = makeImage(img.type, w, h, ch);
+  const op = INTEGER_OPS[pipeline];
+  for (let c = 0; c < ch; c++) {
+    const r = extend(mode, outside, w, h, (x, y) => img.data[(y * w + x) * ch + c]!);
+    for (let y = 0; y < h; y++) {
+      for (let x = 0; x < w; x++) {
+        const v = op(r, x, y);
+        out.data[(y * w + x) * ch + c] = img.type === 'u8' ? Math.min(255, Math.max(0, v)) : v;
+      }
+    }
+  }
+  return out;
+}
+
+const f = Math.fround;
+
+/** The gray image in [0, 1] the way the library computes it (f32 at every step). */
+function gray(img: Image): (x: number, y: number) => number {
+  const { width: w, channels: ch } = img;
+  if (img.type === 'f32') return (x, y) => img.data[y * w + x]!;
+  const v = (x: number, y: number, c: number) => f(img.data[(y * w + x) * ch + c]! * f(1 / 255));
+  if (ch < 3) return (x, y) => v(x, y, 0);
+  return (x, y) => f(f(f(f(0.299) * v(x, y, 0)) + f(f(0.587) * v(x, y, 1))) + f(f(0.114) * v(x, y, 2)));
+}
+
+/** Harris response (f32, one channel) with Halide's definition and the boundary on the gray input. */
+export function referenceHarris(img: Image, mode: Boundary, outside: number): Image {
+  const { width: w, height: h } = img;
+  const g = extend(mode, f(outside), w, h, gray(img));
+  const k = f(1 / 12);
+  const ix = (x: number, y: number) =>
+    f(f(f(f(g(x + 1, y - 1) - g(x - 1, y - 1)) + f(2 * f(g(x + 1, y) - g(x - 1, y)))) + f(g(x + 1, y + 1) - g(x - 1, y + 1))) * k);
+  const iy = (x: number, y: number) =>
+    f(f(f(f(g(x - 1, y + 1) - g(x - 1, y - 1)) + f(2 * f(g(x, y + 1) - g(x, y - 1)))) + f(g(x + 1, y + 1) - g(x + 1, y - 1))) * k);
+  // The products on the image grown by one pixel, then their 3 × 3 sums.
+  const pw = w + 2;
+  const pxx = new Float32Array(pw * (h + 2));
+  const pyy = new Float32Array(pw * (h + 2));
+  const pxy = new Float32Array(pw * (h + 2));
+  for (let y = -1; y <= h; y++) {
+    for (let x = -1; x <= w; x++) {
+      const a = ix(x, y);
+      const b = iy(x, y);
+      const i = (y + 1) * pw + x + 1;
+      pxx[i] = a * a;
+      pyy[i] = b * b;
+      pxy[i] = a * b;
+    }
+  }
+  const box = (p: Float32Array, x: number, y: number) => {
+    const row = (dy: number) => {
+      const i = (y + 1 + dy) * pw + x + 1;
+      return f(f(p[i - 1]! + p[i]!) + p[i + 1]!);
+    };
+    return f(f(row(-1) + row(0)) + row(1));
+  };
+  const out = makeImage('f32', w, h, 1);
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      const sxx = box(pxx, x, y);
+      const syy = box(pyy, x, y);
+      const sxy = box(pxy, x, y);
+      const det = f(f(sxx * syy) - f(sxy * sxy));
+      const trace = f(sxx + syy);
+      out.data[y * w + x] = f(det - f(f(f(0.04) * trace) * trace));
+    }
+  }
+  return out;
+}

@@ -1,0 +1,56 @@
+// Random test images and the comparison every image test makes: one kernel against the
+// TypeScript reference, exactly for integer pipelines and to f32 rounding for Harris.
+import { expect } from 'vitest';
+import type { Image } from '../../libs/image/image.ts';
+import { makeImage } from '../../libs/image/image.ts';
+import type { ElementType } from '../../libs/image/variants.ts';
+
+/** The sizes the acceptance criteria name: a single pixel, smaller than a tile, and larger than one but not a multiple. */
+export const SIZES: readonly (readonly [number, number])[] = [
+  [1, 1],
+  [17, 5],
+  [1023, 769],
+];
+
+/** A deterministic pseudo-random image (xorshift32): u8 over 0–255, i32 over −5000–5000 (negative values exercise truncating division), f32 over [0, 1). */
+export function randomImage(type: ElementType, width: number, height: number, channels: number, seed: number): Image {
+  const img = makeImage(type, width, height, channels);
+  let s = seed >>> 0 || 1;
+  const next = () => {
+    s ^= s << 13;
+    s >>>= 0;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    s >>>= 0;
+    return s;
+  };
+  for (let i = 0; i < img.data.length; i++) {
+    const r = next();
+    img.data[i] = type === 'u8' ? r & 255 : type === 'i32' ? (r % 10001) - 5000 : r / 2 ** 32;
+  }
+  return img;
+}
+
+/** Exact equality, reporting the first differing element instead of dumping the arrays. */
+export function expectSameImage(actual: Image, expected: Image, label: string): void {
+  expect([actual.width, actual.height, actual.channels, actual.type], label).toEqual([expected.width, expected.height, expected.channels, expected.type]);
+  const i = actual.data.findIndex((v, k) => v !== expected.data[k]);
+  if (i >= 0) expect.fail(`${label}: element ${describe(actual, i)} is ${actual.data[i]}, expected ${expected.data[i]}`);
+}
+
+/** Agreement to float rounding: relative 1e-4, and 1e-6 of the largest reference value for results near zero. */
+export function expectCloseImage(actual: Image, expected: Image, label: string): void {
+  expect([actual.width, actual.height, actual.channels], label).toEqual([expected.width, expected.height, expected.channels]);
+  let scale = 0;
+  for (const v of expected.data) scale = Math.max(scale, Math.abs(v));
+  const i = actual.data.findIndex((v, k) => {
+    const e = expected.data[k]!;
+    return !(Math.abs(v - e) <= 1e-4 * Math.abs(e) + 1e-6 * scale);
+  });
+  if (i >= 0) expect.fail(`${label}: element ${describe(actual, i)} is ${actual.data[i]}, expected ${expected.data[i]}`);
+}
+
+function describe(img: Image, i: number): string {
+  const p = Math.floor(i / img.channels);
+  return `(x ${p % img.width}, y ${Math.floor(p / img.width)}, channel ${i % img.channels})`;
+}
