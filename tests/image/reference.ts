@@ -20,12 +20,14 @@ function wrap(mode: Exclude<Boundary, 'const'>, i: number, n: number): number {
   }
 }
 
-/** Channel c of `img` extended to the plane by `mode`. */
+/** `at` (valid on [0, w) × [0, h)) extended to the plane by `mode`. Coordinates within PAD of the image are mapped through tables, which keeps the reference quick on large images. */
+const PAD = 4;
 function extend(mode: Boundary, outside: number, w: number, h: number, at: (x: number, y: number) => number): Plane {
-  return (x, y) => {
-    if (mode === 'const') return x < 0 || x >= w || y < 0 || y >= h ? outside : at(x, y);
-    return at(wrap(mode, x, w), wrap(mode, y, h));
-  };
+  if (mode === 'const') return (x, y) => (x < 0 || x >= w || y < 0 || y >= h ? outside : at(x, y));
+  const table = (n: number) => Int32Array.from({ length: n + 2 * PAD }, (_, i) => wrap(mode, i - PAD, n));
+  const xs = table(w);
+  const ys = table(h);
+  return (x, y) => at(xs[x + PAD]!, ys[y + PAD]!);
 }
 
 const idiv = (a: number, b: number) => Math.trunc(a / b);

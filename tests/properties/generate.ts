@@ -65,7 +65,7 @@ interface Helper {
 }
 
 /** The random source: fast-check's, so runs are reproducible from a seed. */
-export interface Rand {
+interface Rand {
   int(lo: number, hi: number): number;
   bigint(lo: bigint, hi: bigint): bigint;
 }
@@ -126,7 +126,7 @@ class Gen {
 
   // ---------------------------------------------------------------- literals
 
-  intValue(t: IntType): bigint {
+  private intValue(t: IntType): bigint {
     const [min, max] = intRange(t);
     return this.choose<bigint>([
       [5, () => BigInt(this.r.int(t === 'u32' ? 0 : -16, 16))],
@@ -136,7 +136,7 @@ class Gen {
     ]);
   }
 
-  floatText(): string {
+  private floatText(): string {
     const text = this.choose<string>([
       [4, () => `${this.r.int(0, 20)}.${this.pick(['0', '5', '25', '125', '75'])}`],
       [1, () => this.pick(['0.1', '0.3', '2.5e-3', '1.0e10', '3.0e15', '1.0e300', '7.0e-310'])],
@@ -145,7 +145,7 @@ class Gen {
     return this.chance(0.3) ? `(-${text})` : text;
   }
 
-  input(t: Scalar): Lit {
+  private input(t: Scalar): Lit {
     if (t === 'bool') {
       const b = this.chance(0.5);
       return { t, text: String(b), value: b };
@@ -168,7 +168,7 @@ class Gen {
 
   // ---------------------------------------------------------------- expressions
 
-  expr(t: Scalar, env: readonly Var[], d: number, ctx: Ctx): Expr {
+  private expr(t: Scalar, env: readonly Var[], d: number, ctx: Ctx): Expr {
     if (d <= 0 || this.chance(0.2)) return this.leaf(t, env, ctx);
     if (this.chance(0.12)) return this.anyTypeExpr(t, env, d, ctx);
     if (t === 'bool') return this.boolExpr(env, d, ctx);
@@ -366,6 +366,23 @@ class Gen {
     return h;
   }
 
+  /** A call of a new helper returning a tuple of `ts`, computed by statements. */
+  private tupleHelperCall(ts: readonly Scalar[], env: readonly Var[], d: number, ctx: Ctx): Part[] {
+    const name = this.fresh('h');
+    const penv: Var[] = Array.from({ length: this.r.int(1, 2) }, () => ({ kind: 'scalar', name: this.fresh('q'), t: this.pick(SCALARS), mut: false }));
+    const hctx: Ctx = { loop: false, loopDepth: 0, depth: 1, ret: null, helper: true };
+    const { stmts, env: scope } = this.stmts(penv, hctx, this.r.int(0, 3));
+    const tail = op(null, '(', ...ts.flatMap((t, i) => [...(i ? [', '] : []), this.expr(t, scope, 2, hctx)]), ')');
+    const sig = penv.map((p) => `${p.name}: ${(p as Extract<Var, { kind: 'scalar' }>).t}`).join(', ');
+    this.items.push({
+      name,
+      binds: penv.map((p) => p.name),
+      parts: ['fn ', itemUse(name), `(${sig}) -> (${ts.join(', ')}) `, block(stmts, tail)],
+    });
+    const args = penv.flatMap((p, i) => [...(i ? [', '] : []), this.expr((p as Extract<Var, { kind: 'scalar' }>).t, env, d - 1, ctx)]);
+    return [itemUse(name), '(', ...args, ')'];
+  }
+
   private helperFilter(params: readonly Var[]): string {
     const scalar = params.filter((p) => p.kind === 'scalar');
     return this.choose<string>([
@@ -406,13 +423,14 @@ class Gen {
 
   // ---------------------------------------------------------------- statements
 
-  stmts(env: readonly Var[], ctx: Ctx, count: number): { stmts: Stmt[]; env: Var[] } {
+  private stmts(env: readonly Var[], ctx: Ctx, count: number): { stmts: Stmt[]; env: Var[] } {
     let scope = [...env];
     const out: Stmt[] = [];
     for (let i = 0; i < count; i++) {
       const { s, vars } = this.stmt(scope, ctx);
       out.push(s);
-      scope = [...scope, ...vars];
+      // A new binding shadows an older one of the same name.
+      scope = [...scope.filter((v) => !vars.some((n) => n.name === v.name)), ...vars];
     }
     return { stmts: out, env: scope };
   }
@@ -463,7 +481,9 @@ class Gen {
 
   private letScalar(env: readonly Var[], d: number, ctx: Ctx): { s: Stmt; vars: Var[] } {
     const t = this.pick(SCALARS);
-    const name = this.fresh('v');
+    const visible = env.filter((v) => v.kind === 'scalar');
+    // Sometimes a name in scope, of any type: shadowing.
+    const name = visible.length && this.chance(0.08) ? this.pick(visible).name : this.fresh('v');
     const mut = this.chance(0.6);
     // Literals of i32 and f64 need no annotation; suffixed literals fix the other types.
     const annotation = this.chance(0.6) ? `: ${t}` : '';
@@ -480,7 +500,8 @@ class Gen {
       [2, () => {
         const ts = Array.from({ length: this.r.int(2, 3) }, () => this.pick(SCALARS));
         const annotation = this.chance(0.5) ? `: (${ts.join(', ')})` : '';
-        return { s: stmt([`${head}${annotation} = (`, ...elems(ts), ');'], [name]), vars: [{ kind: 'tuple', name, elems: ts, mut }] };
+        const init: Part[] = this.chance(0.2) && !ctx.helper ? this.tupleHelperCall(ts, env, d, ctx) : ['(', ...elems(ts), ')'];
+        return { s: stmt([`${head}${annotation} = `, ...init, ';'], [name]), vars: [{ kind: 'tuple', name, elems: ts, mut }] };
       }],
       [2, () => {
         const s = this.structType();
@@ -517,7 +538,8 @@ class Gen {
     const name = this.fresh('p');
     const z = this.fresh('z');
     const inner: Var[] = [...env, { kind: 'scalar', name: z, t: 'i32', mut: false }];
-    const body = this.nested(inner, { loop: false, loopDepth: 2, depth: 3, ret: null, helper: ctx.helper });
+    // `break`, `continue` and `return` are not bound in a closure's body; loops are.
+    const body = this.nested(inner, { loop: false, loopDepth: ctx.loopDepth, depth: ctx.depth + 1, ret: null, helper: ctx.helper });
     const annotated = this.chance(0.3) ? ': fn(i32) -> ()' : '';
     const lambda: Expr = { k: 'op', t: null, parts: [`|${z}: i32| `, body], binds: [z] };
     return { s: stmt([`let ${name}${annotated} = `, lambda, ';'], [name]), vars: [{ kind: 'proc', name }] };

@@ -27,7 +27,7 @@ describe('regressions found by the differential property', () => {
     );
   });
 
-  // The next two crash the backend after the transform pipeline, with or without the evaluator:
+  // The next three crash the backend after the transform pipeline, with or without the evaluator:
   // "'countdown' is a function nested in this function (it receives the continuation 'break'):
   // transform/ must lower it to control-flow form". `impala` builds of them fail the same way.
   it('lowers a user generator whose body runs a while loop with a short-circuit condition', async () => {
@@ -59,6 +59,21 @@ describe('regressions found by the differential property', () => {
            0
        }`,
       '3',
+    );
+  });
+
+  it('lowers a range loop returning early after calls of fns with short-circuit conditions', async () => {
+    // Only with `h` called both before and inside the loop, and `f2i` used by main as well.
+    await expectEveryStage(
+      `fn f2i(x: f64) -> i32 { if x < 1.0e9 && x > -1.0e9 { x as i32 } else { -7 } }
+       fn h(q: bool) -> i32 { let t = (0, q || true); 0 }
+       fn f() -> i32 {
+           let v = h(false);
+           for i in range(-2, -2) { if f2i(3.5) < (i & h(true)) { return(0) } }
+           0
+       }
+       fn main() -> i32 { print_i32(f2i(0.0)); print_i32(f()); 0 }`,
+      '00',
     );
   });
 });

@@ -129,12 +129,12 @@ export class Simd {
 
   /** The lanes of `m` where `cond` holds; `cond` may be uniform. */
   restrict(m: Def, cond: Def): Def {
-    return this.isVarying(cond) ? this.and(m, cond) : this.world.select(cond, m, this.none);
+    return this.and(m, this.splat(cond));
   }
 
   /** The lanes of `m` where `cond` does not hold. */
   restrictNot(m: Def, cond: Def): Def {
-    return this.isVarying(cond) ? this.andNot(m, cond) : this.world.select(cond, this.none, m);
+    return this.andNot(m, this.splat(cond));
   }
 
   /** Some lane of `m` is set: a scalar bool. */
