@@ -4,7 +4,6 @@ import { verify } from '../../compiler/src/ir/verify.ts';
 import { reachable } from '../../compiler/src/transform/analysis.ts';
 import { cleanup } from '../../compiler/src/transform/cleanup.ts';
 import { Builder } from './support/programs.ts';
-import { runIR } from './support/run-ir.ts';
 
 function live(b: Builder): Continuation[] {
   return reachable(b.w).continuations.filter((c) => c.hasBody);
@@ -14,8 +13,7 @@ describe('cleanup', () => {
   it('removes run/hlt, folds leftover known to false and the branch on it', () => {
     const b = new Builder();
     const { w } = b;
-    const main = b.func([b.i32], b.i32, 'main', ['x']);
-    main.external = true;
+    const main = b.exported([b.i32], b.i32, 'main', ['x']);
     const [mem, x, ret] = main.params;
     const yes = b.block('yes');
     const no = b.block('no');
@@ -27,15 +25,14 @@ describe('cleanup', () => {
     expect(main.callee).toBe(ret);
     expect((main.arg(1) as PrimOp).tag).toBe('mul');
     expect((main.arg(1) as PrimOp).op(0)).toBe(x);
-    expect(runIR(main, [21n]).result).toEqual([42n]);
+    expect(b.run(main, [21n])).toBe(42n);
   });
 
   it('drops a leftover pe_info call: it continues at its return continuation', () => {
     const b = new Builder();
     const { w } = b;
     const peInfo = w.intrinsic('pe_info', b.fn([w.types.ptr(w.types.indefiniteArray(w.prim('u8'))), b.i32], null));
-    const main = b.func([b.i32], b.i32, 'main', ['x']);
-    main.external = true;
+    const main = b.exported([b.i32], b.i32, 'main', ['x']);
     const after = b.block('after');
     const msg = w.bottom(w.types.ptr(w.types.indefiniteArray(w.prim('u8'))));
     main.jump(peInfo, [main.param(0), msg, main.param(1), after]);
@@ -49,8 +46,7 @@ describe('cleanup', () => {
     const b = new Builder();
     const { w } = b;
     const print = w.imported(b.fn([b.i32], null), 'print', 'C');
-    const main = b.func([], null, 'main');
-    main.external = true;
+    const main = b.exported([], null, 'main');
     main.jump(print, [main.param(0), b.lit(1), main.param(1)]);
     const dead = b.func([], null, 'dead');
     dead.jump(print, [dead.param(0), b.lit(2), dead.param(1)]);
@@ -66,8 +62,7 @@ describe('cleanup', () => {
     const h = w.imported(b.fn([b.i32], null), 'h', 'C');
     const g = b.func([b.i32], null, 'g', ['y']);
     g.jump(h, [g.param(0), g.param(1), g.param(2)]);
-    const main = b.func([b.i32], null, 'main', ['x']);
-    main.external = true;
+    const main = b.exported([b.i32], null, 'main', ['x']);
     const [mem, x, ret] = main.params;
     const k = b.block('k');
     k.jump(ret!, [k.param(0)]);
@@ -90,8 +85,7 @@ describe('cleanup', () => {
   it('removes loop-invariant and unused block params', () => {
     const b = new Builder();
     const { w } = b;
-    const main = b.func([b.i32], b.i32, 'main', ['n']);
-    main.external = true;
+    const main = b.exported([b.i32], b.i32, 'main', ['n']);
     const [mem, n, ret] = main.params;
     // head(i, acc, limit, junk): limit is always n, junk is never read.
     const head = b.cont([b.i32, b.i32, b.i32, b.i32], 'head', ['i', 'acc', 'limit', 'junk']);
@@ -102,20 +96,20 @@ describe('cleanup', () => {
     w.branch(head, hm!, w.cmp('lt', i!, limit!), body, exit);
     body.jump(head, [body.param(0), w.arith('add', i!, b.lit(1)), w.arith('add', acc!, i!), limit!, w.arith('add', junk!, b.lit(1))]);
     exit.jump(ret!, [exit.param(0), acc!]);
-    const expected = runIR(main, [10n]).result;
+    const expected = b.run(main, [10n]);
+    expect(expected).toBe(45n);
     cleanup(w);
     const loop = live(b).find((c) => c.name === 'head')!;
     expect(loop.params.map((p) => p.name)).toEqual(['mem', 'i', 'acc', 'junk']);
     cleanup(w);
-    expect(runIR(main, [10n]).result).toEqual(expected);
+    expect(b.run(main, [10n])).toBe(expected);
     expect(verify(w)).toEqual([]);
   });
 
   it('merges a chain of single-predecessor blocks', () => {
     const b = new Builder();
     const { w } = b;
-    const main = b.func([b.i32], b.i32, 'main', ['x']);
-    main.external = true;
+    const main = b.exported([b.i32], b.i32, 'main', ['x']);
     const a = b.cont([b.i32], 'a', ['v']);
     const c = b.cont([b.i32], 'c', ['v']);
     main.jump(a, [main.param(0), w.arith('add', main.param(1), b.lit(1))]);
@@ -123,6 +117,6 @@ describe('cleanup', () => {
     c.jump(main.param(2), [c.param(0), w.arith('sub', c.param(1), b.lit(2))]);
     cleanup(w);
     expect(live(b)).toEqual([main]);
-    expect(runIR(main, [4n]).result).toEqual([13n]);
+    expect(b.run(main, [4n])).toBe(13n);
   });
 });

@@ -9,7 +9,6 @@ import { optimise } from '../../compiler/src/transform/pipeline.ts';
 import {
   Builder, buildEscapingBreak, buildLocalFib, buildMakeAdder, buildMutualClosureRecursion, buildStoredClosures, buildWalk,
 } from './support/programs.ts';
-import { runIR } from './support/run-ir.ts';
 
 /** The backend's contract: every continuation is closed, or a first-order block used for control flow only. */
 function backendViolations(w: World): string[] {
@@ -32,19 +31,34 @@ function optimised(b: Builder): DiagnosticSink {
   return sink;
 }
 
+/** What verify reports, less its notes. */
+function verifyErrors(w: World): string[] {
+  return verify(w).filter((l) => !l.startsWith('note:'));
+}
+
+/**
+ * Runs `main` on `cases` and checks the results are `expected`; optimises, which must
+ * report nothing and leave a verified graph meeting the backend's contract with one
+ * exported function; and runs that on `cases` again. Returns the exported function.
+ */
+function expectConverted(b: Builder, main: Continuation, cases: readonly bigint[][], expected: readonly bigint[]): Continuation {
+  expect(cases.map((a) => b.run(main, a))).toEqual(expected);
+  expect(optimised(b).list).toEqual([]);
+  expect(verifyErrors(b.w)).toEqual([]);
+  expect(backendViolations(b.w)).toEqual([]);
+  const exported = [...b.w.continuations].filter((c) => c.external && c.hasBody);
+  expect(exported).toHaveLength(1);
+  expect(cases.map((a) => b.run(exported[0]!, a))).toEqual(expected);
+  return exported[0]!;
+}
+
 describe('closure conversion', () => {
   it('converts closures passed to a function that is recursive in them', () => {
     const b = new Builder();
     const main = buildWalk(b);
     const cases = [[0n, 5n], [1n, 5n], [4n, -3n]];
-    const expected = cases.map(([k, c]) => [k! * (k! + 1n) + c!]);
-    expect(cases.map((a) => runIR(main, a).result)).toEqual(expected);
-
-    expect(optimised(b).list).toEqual([]);
-    expect(verify(b.w).filter((l) => !l.startsWith('note:'))).toEqual([]);
-    expect(backendViolations(b.w)).toEqual([]);
-    const entry = [...b.w.continuations].find((c) => c.external && c.hasBody)!;
-    expect(cases.map((a) => runIR(entry, a).result)).toEqual(expected);
+    const expected = cases.map(([k, c]) => k! * (k! + 1n) + c!);
+    expectConverted(b, main, cases, expected);
     // walk stays a real function taking a record, and its closure g became code with an environment.
     const names = reachable(b.w).continuations.map((c) => c.name);
     expect(names).toContain('walk');
@@ -54,23 +68,15 @@ describe('closure conversion', () => {
   it('eliminates a returned closure without any record (lower2cff handles it)', () => {
     const b = new Builder();
     const main = buildMakeAdder(b);
-    expect(runIR(main, [3n, 4n]).result).toEqual([7n]);
-    expect(optimised(b).list).toEqual([]);
-    expect(verify(b.w).filter((l) => !l.startsWith('note:'))).toEqual([]);
+    expect(expectConverted(b, main, [[3n, 4n]], [7n])).toBe(main);
     expect(reachable(b.w).continuations.filter((c) => c.hasBody).map((c) => c.name)).toEqual(['main']);
-    expect(runIR(main, [3n, 4n]).result).toEqual([7n]);
   });
 
   it('converts function values that live in memory, closures and top-level functions alike', () => {
     const b = new Builder();
     const main = buildStoredClosures(b);
-    expect(runIR(main, [10n, 3n]).result).toEqual([19n]);
-    expect(optimised(b).list).toEqual([]);
-    expect(verify(b.w).filter((l) => !l.startsWith('note:'))).toEqual([]);
-    expect(backendViolations(b.w)).toEqual([]);
     // main's type has no function value in it: it is rewritten in place and stays the exported object.
-    expect([...b.w.continuations].filter((c) => c.external && c.hasBody)).toEqual([main]);
-    expect(runIR(main, [10n, 3n]).result).toEqual([19n]);
+    expect(expectConverted(b, main, [[10n, 3n]], [19n])).toBe(main);
     const names = reachable(b.w).continuations.map((c) => c.name);
     expect(names).toContain('lam.code');
     expect(names).toContain('dbl.cc');
@@ -81,13 +87,8 @@ describe('closure conversion', () => {
     const main = buildLocalFib(b);
     const fib = (k: bigint, c: bigint): bigint => (k < 2n ? k + c : fib(k - 1n, c) + fib(k - 2n, c));
     const cases = [[0n, 1n], [6n, 2n], [10n, 0n]];
-    const expected = cases.map(([n, c]) => [fib(n!, c!) * 10n]);
-    expect(cases.map((a) => runIR(main, a).result)).toEqual(expected);
-    expect(optimised(b).list).toEqual([]);
-    expect(verify(b.w).filter((l) => !l.startsWith('note:'))).toEqual([]);
-    expect(backendViolations(b.w)).toEqual([]);
-    const entry = [...b.w.continuations].find((c) => c.external && c.hasBody)!;
-    expect(cases.map((a) => runIR(entry, a).result)).toEqual(expected);
+    const expected = cases.map(([n, c]) => fib(n!, c!) * 10n);
+    expectConverted(b, main, cases, expected);
     const code = reachable(b.w).continuations.find((c) => c.name === 'fib.code')!;
     expect(new Closedness([code]).isClosed(code)).toBe(true);
     expect(String(code.param(1).type)).toBe('(i32)');
@@ -98,12 +99,7 @@ describe('closure conversion', () => {
     const b = new Builder();
     const main = buildMutualClosureRecursion(b);
     const ns = [0n, 1n, 5n];
-    expect(ns.map((n) => runIR(main, [n]).result)).toEqual(ns.map((n) => [n + 1n]));
-    expect(optimised(b).list).toEqual([]);
-    expect(verify(b.w).filter((l) => !l.startsWith('note:'))).toEqual([]);
-    expect(backendViolations(b.w)).toEqual([]);
-    const entry = [...b.w.continuations].find((c) => c.external && c.hasBody)!;
-    expect(ns.map((n) => runIR(entry, [n]).result)).toEqual(ns.map((n) => [n + 1n]));
+    expectConverted(b, main, ns.map((n) => [n]), ns.map((n) => n + 1n));
   });
 
   it('reports a break that escapes into a closure as a non-local jump, with its span', () => {
@@ -121,17 +117,15 @@ describe('closure conversion', () => {
     const bodyT = b.fn([b.i32], null);
     const parallel = w.intrinsic('parallel', b.fn([b.i32, b.i32, b.i32, bodyT], null));
     const vectorize = w.intrinsic('vectorize', b.fn([b.i32, b.i32, b.i32, bodyT], null));
-    const main = b.func([b.i32], null, 'main', ['n']);
-    main.external = true;
+    const main = b.exported([b.i32], null, 'main', ['n']);
     const [mem, n, ret] = main.params;
-    const entered = w.enter(mem!);
-    const out = w.slot(w.extract(entered, 1), b.i32);
+    const { mem: m0, ptr: out } = b.stackSlot(mem!, b.i32);
     const pbody = b.func([b.i32], null, 'pbody', ['i']);
     pbody.jump(pbody.param(2), [w.store(pbody.param(0), out, w.arith('add', pbody.param(1), n!))]);
     const vbody = b.func([b.i32], null, 'vbody', ['i']);
     vbody.jump(vbody.param(2), [w.store(vbody.param(0), out, w.arith('mul', vbody.param(1), n!))]);
     const next = b.block('next');
-    main.jump(parallel, [w.extract(entered, 0), b.lit(0), b.lit(0), n!, pbody, next]);
+    main.jump(parallel, [m0, b.lit(0), b.lit(0), n!, pbody, next]);
     next.jump(vectorize, [next.param(0), b.lit(8), b.lit(0), n!, vbody, ret!]);
   }
 
@@ -154,7 +148,7 @@ describe('closure conversion', () => {
     const b = new Builder();
     buildIntrinsicBodies(b);
     expect(optimised(b).list).toEqual([]);
-    expect(verify(b.w).filter((l) => !l.startsWith('note:'))).toEqual([]);
+    expect(verifyErrors(b.w)).toEqual([]);
     expect(intrinsicCalls(b, 'parallel')).toEqual([]);
     const body = intrinsicCalls(b, 'vectorize')[0]!.arg(4);
     expect(body).toBeInstanceOf(Continuation);
@@ -165,8 +159,7 @@ describe('closure conversion', () => {
     const b = new Builder();
     const { w } = b;
     const fT = b.fn([b.i32], b.i32);
-    const apply = b.func([fT, b.i32], b.i32, 'apply', ['f', 'x']);
-    apply.external = true;
+    const apply = b.exported([fT, b.i32], b.i32, 'apply', ['f', 'x']);
     apply.cc = 'C';
     apply.jump(apply.param(1), [apply.param(0), apply.param(2), apply.param(3)]);
     expect(optimised(b).list).toEqual([]);
@@ -180,8 +173,7 @@ describe('closure conversion', () => {
 
   it('changes nothing when no function value is left', () => {
     const b = new Builder();
-    const main = b.func([b.i32], b.i32, 'main', ['x']);
-    main.external = true;
+    const main = b.exported([b.i32], b.i32, 'main', ['x']);
     main.jump(main.param(2), [main.param(0), main.param(1)]);
     const before = [...b.w.continuations];
     expect(closureConvert(b.w, new DiagnosticSink())).toBe(true);

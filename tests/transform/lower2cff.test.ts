@@ -8,14 +8,13 @@ import { verify } from '../../compiler/src/ir/verify.ts';
 import {
   Builder, buildForBreak, buildLocalFib, buildNestedLoops, forBreakExpected, nestedLoopsExpected,
 } from './support/programs.ts';
-import { runIR } from './support/run-ir.ts';
 
 describe('lower2cff', () => {
   it('turns range with a capturing, breaking body closure into one function with a loop', () => {
     const b = new Builder();
     const main = buildForBreak(b);
-    const before = [0, 3, 9].map((n) => runIR(main, [BigInt(n)]).result);
-    expect(before).toEqual([0, 3, 9].map((n) => [forBreakExpected(n)]));
+    const before = [0, 3, 9].map((n) => b.run(main, [BigInt(n)]));
+    expect(before).toEqual([0, 3, 9].map((n) => forBreakExpected(n)));
 
     const sink = new DiagnosticSink();
     expect(lower2cff(b.w, { sink })).toBe(true);
@@ -47,7 +46,7 @@ describe('lower2cff', () => {
     });
     expect(onCycle).toBe(true);
 
-    expect([0, 3, 9].map((n) => runIR(main, [BigInt(n)]).result)).toEqual(before);
+    expect([0, 3, 9].map((n) => b.run(main, [BigInt(n)]))).toEqual(before);
   });
 });
 
@@ -56,8 +55,8 @@ describe('lower2cff on harder programs', () => {
     const b = new Builder();
     const main = buildNestedLoops(b);
     const ns = [0, 4, 12];
-    const expected = ns.map((n) => [nestedLoopsExpected(n)]);
-    expect(ns.map((n) => runIR(main, [BigInt(n)]).result)).toEqual(expected);
+    const expected = ns.map((n) => nestedLoopsExpected(n));
+    expect(ns.map((n) => b.run(main, [BigInt(n)]))).toEqual(expected);
     const sink = new DiagnosticSink();
     expect(lower2cff(b.w, { sink })).toBe(true);
     expect(cffViolations(b.w)).toEqual([]);
@@ -65,7 +64,7 @@ describe('lower2cff on harder programs', () => {
     const r = reachable(b.w);
     const free = new Closedness(r.continuations);
     expect(r.continuations.filter((c) => c.hasBody && free.isClosed(c))).toEqual([main]);
-    expect(ns.map((n) => runIR(main, [BigInt(n)]).result)).toEqual(expected);
+    expect(ns.map((n) => b.run(main, [BigInt(n)]))).toEqual(expected);
   });
 
   it('reports an error at the specialisation budget instead of going on', () => {

@@ -4,7 +4,6 @@ import { Scope } from '../../compiler/src/ir/scope.ts';
 import { verify } from '../../compiler/src/ir/verify.ts';
 import { drop, inline, lift, mangle, specialise } from '../../compiler/src/transform/mangle.ts';
 import { Builder, buildRange } from './support/programs.ts';
-import { Mem, runIR, runWith } from './support/run-ir.ts';
 
 /** `fn pow(x: i32, n: i32) -> i32 { if n == 0 { 1 } else { x * pow(x, n - 1) } }` */
 function buildPow(b: Builder): Continuation {
@@ -48,7 +47,7 @@ describe('mangle', () => {
     const rec = pow3.callee as Continuation;
     expect(rec.callee === pow).toBe(true);
     expect(rec.arg(2)).toBe(b.lit(2));
-    expect(runIR(pow3, [5n]).result).toEqual([125n]);
+    expect(b.run(pow3, [5n])).toBe(125n);
   });
 
   it('lifts a free param into a new trailing param', () => {
@@ -61,7 +60,7 @@ describe('mangle', () => {
     const lifted = lift(w, new Scope(inner), [outer.param(1)]);
     expect(lifted.params.map((p) => p.name)).toEqual(['mem', 'x', 'ret', 'a']);
     expect(new Scope(lifted).freeParams().size).toBe(0);
-    expect(runWith(lifted, (halt) => [new Mem(), 2n, halt, 40n]).result).toEqual([42n]);
+    expect(b.run(b.returningLast(lifted, 2), [2n, 40n])).toBe(42n);
   });
 
   it('drops and lifts at once (the thesis pow_m example)', () => {
@@ -73,7 +72,7 @@ describe('mangle', () => {
     f.jump(g, [f.param(0), f.param(1), b.lit(3), f.param(2)]);
     const m = mangle(w, new Scope(g), [null, null, b.lit(3), null], [f.param(1)]);
     expect(m.params.map((p) => p.name)).toEqual(['mem', 'a', 'ret', 'y']);
-    expect(runWith(m, (halt) => [new Mem(), 4n, halt, 10n]).result).toEqual([70n]);
+    expect(b.run(b.returningLast(m, 2), [4n, 10n])).toBe(70n);
   });
 
   it('specialises a recursive higher-order function into a loop over the remaining params', () => {
@@ -105,7 +104,7 @@ describe('mangle', () => {
     const k = rec.arg(3) as Continuation;
     expect(k.callee === main.param(2)).toBe(true);
     expect((k.arg(1) as PrimOp).tag).toBe('mul');
-    expect(runIR(main, [7n]).result).toEqual([49n]);
+    expect(b.run(main, [7n])).toBe(49n);
     expect(verify(b.w).filter((l) => !l.startsWith('note:'))).toEqual([]);
   });
 
@@ -115,6 +114,6 @@ describe('mangle', () => {
     const copy = drop(b.w, new Scope(pow), [null, null, null, null]);
     expect(copy).not.toBe(pow);
     expect(copy.params.every((p) => p instanceof Param && p.continuation === copy)).toBe(true);
-    expect(runIR(copy, [2n, 10n]).result).toEqual([1024n]);
+    expect(b.run(copy, [2n, 10n])).toBe(1024n);
   });
 });

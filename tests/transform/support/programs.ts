@@ -1,5 +1,8 @@
 // Hand-built CPS programs for the transform tests, written the way emit/ lowers
 // Impala: mem first, return continuation last, closures as nested continuations.
+// Each pass is checked by running the program in the IR interpreter (the oracle)
+// before and after it.
+import { interpret, type Value } from '../../../compiler/src/interp/index.ts';
 import type { Continuation, Def } from '../../../compiler/src/ir/defs.ts';
 import type { FnType, IRType } from '../../../compiler/src/ir/types.ts';
 import { World } from '../../../compiler/src/ir/world.ts';
@@ -34,9 +37,39 @@ export class Builder {
   func(params: readonly IRType[], r: IRType | null, name: string, names: readonly string[] = []): Continuation {
     return this.w.continuation(this.fn(params, r), name, ['mem', ...names, 'ret']);
   }
+  /** `func`, exported (an entry of the program). */
+  exported(params: readonly IRType[], r: IRType | null, name: string, names: readonly string[] = []): Continuation {
+    const c = this.func(params, r, name, names);
+    c.external = true;
+    return c;
+  }
+  /** A stack slot of type `t` in a new frame entered at `mem`: the memory after storing `init` in it (if given). */
+  stackSlot(mem: Def, t: IRType, init?: Def): { mem: Def; ptr: Def } {
+    const entered = this.w.enter(mem);
+    const ptr = this.w.slot(this.w.extract(entered, 1), t);
+    const m = this.w.extract(entered, 0);
+    return { mem: init ? this.w.store(m, ptr, init) : m, ptr };
+  }
   /** A continuation used as a branch target or a block. */
   block(name: string): Continuation {
     return this.w.continuation(this.bb, name, ['mem']);
+  }
+  /** Runs `entry(mem, args…, ret)` in the IR interpreter: what it returns (`[]` for `()`). */
+  run(entry: Continuation, args: readonly Value[]): Value {
+    return interpret(this.w, entry, args, { stepLimit: 1_000_000 }).result;
+  }
+  /**
+   * A function that takes `entry`'s params with param `ret` (its return continuation)
+   * moved last and calls `entry`, so `run` can call an entry whose return param is
+   * not last, such as a lifted one.
+   */
+  returningLast(entry: Continuation, ret: number): Continuation {
+    const order = entry.params.map((_, i) => i).filter((i) => i !== ret);
+    order.push(ret);
+    const types = order.map((i) => entry.params[i]!.type);
+    const wrapper = this.w.continuation(this.w.fnType(types), `${entry.name}.call`, order.map((i) => entry.params[i]!.name));
+    wrapper.jump(entry, entry.params.map((_, i) => wrapper.param(order.indexOf(i))));
+    return wrapper;
   }
 }
 
@@ -44,18 +77,27 @@ export class Builder {
  * `fn range(a, b, f: fn(i32) -> ()) -> () { if a < b { f(a); range(a + 1, b, f) } }`
  */
 export function buildRange(b: Builder): Continuation {
+  const range = b.func([b.i32, b.i32, b.fn([b.i32], null)], null, 'range', ['a', 'b', 'f']);
+  const [, , hi, f, ret] = range.params;
+  countingLoop(b, range, b.lit(1), (a) => [a, hi!, f!, ret!]);
+  return range;
+}
+
+/**
+ * Ends `loop(mem, a, hi, …, f, ret)` (f and ret its last two params) with
+ * `if a < hi { f(a); loop(again(a + step)…) }` (`again` gives all args but mem).
+ */
+function countingLoop(b: Builder, loop: Continuation, step: Def, again: (next: Def) => Def[]): void {
   const { w } = b;
-  const body = b.fn([b.i32], null);
-  const range = b.func([b.i32, b.i32, body], null, 'range', ['a', 'b', 'f']);
-  const [mem, lo, hi, f, ret] = range.params;
+  const [mem, a, hi] = loop.params;
+  const [f, ret] = loop.params.slice(-2);
   const then = b.block('then');
   const next = b.block('next');
   const done = b.block('done');
-  w.branch(range, mem!, w.cmp('lt', lo!, hi!), then, done);
-  then.jump(f!, [then.param(0), lo!, next]);
-  next.jump(range, [next.param(0), w.arith('add', lo!, b.lit(1)), hi!, f!, ret!]);
+  w.branch(loop, mem!, w.cmp('lt', a!, hi!), then, done);
+  then.jump(f!, [then.param(0), a!, next]);
+  next.jump(loop, [next.param(0), ...again(w.arith('add', a!, step))]);
   done.jump(ret!, [done.param(0)]);
-  return range;
 }
 
 /**
@@ -70,28 +112,30 @@ export function buildRange(b: Builder): Continuation {
 export function buildForBreak(b: Builder): Continuation {
   const { w } = b;
   const range = buildRange(b);
-  const main = b.func([b.i32], b.i32, 'main', ['n']);
-  main.external = true;
+  const main = b.exported([b.i32], b.i32, 'main', ['n']);
   const [mem, n, ret] = main.params;
-  const entered = w.enter(mem!);
-  const acc = w.slot(w.extract(entered, 1), b.i32);
-  const m1 = w.store(w.extract(entered, 0), acc, b.lit(0));
+  const { mem: m1, ptr: acc } = b.stackSlot(mem!, b.i32, b.lit(0));
   const brk = b.block('break');
   const body = b.func([b.i32], null, 'body', ['i']);
   main.jump(range, [m1, b.lit(0), n!, body, brk]);
 
-  const [bm, i, cont] = body.params;
-  const leave = b.block('leave');
-  const work = b.block('work');
-  w.branch(body, bm!, w.cmp('eq', i!, b.lit(5)), leave, work);
-  leave.jump(brk, [leave.param(0)]);
-  const l = w.load(work.param(0), acc);
-  const m2 = w.store(w.extract(l, 0), acc, w.arith('add', w.extract(l, 1), w.arith('mul', i!, n!)));
-  work.jump(cont!, [m2]);
+  accumulateUntil(b, body, 5, brk, acc, (i) => w.arith('mul', i, n!));
 
   const l2 = w.load(brk.param(0), acc);
   brk.jump(ret!, [w.extract(l2, 0), w.extract(l2, 1)]);
   return main;
+}
+
+/** Ends the loop body `body(mem, j, cont)` with `if j == stop { brk() } else { *acc += term(j); cont() }`. */
+function accumulateUntil(b: Builder, body: Continuation, stop: number, brk: Continuation, acc: Def, term: (j: Def) => Def): void {
+  const { w } = b;
+  const [mem, j, cont] = body.params;
+  const leave = b.block('leave');
+  const work = b.block('work');
+  w.branch(body, mem!, w.cmp('eq', j!, b.lit(stop)), leave, work);
+  leave.jump(brk, [leave.param(0)]);
+  const l = w.load(work.param(0), acc);
+  work.jump(cont!, [w.store(w.extract(l, 0), acc, w.arith('add', w.extract(l, 1), term(j!)))]);
 }
 
 /** The reference result of `buildForBreak`'s main. */
@@ -124,8 +168,7 @@ export function buildWalk(b: Builder): Continuation {
   g.jump(f!, [g.param(0), w.arith('add', g.param(1), n!), g.param(2)]);
   rec.jump(walk, [rec.param(0), w.arith('sub', n!, b.lit(1)), g, wret!]);
 
-  const main = b.func([b.i32, b.i32], b.i32, 'main', ['k', 'c']);
-  main.external = true;
+  const main = b.exported([b.i32, b.i32], b.i32, 'main', ['k', 'c']);
   const [mm, k, c, mret] = main.params;
   const h = b.func([b.i32], b.i32, 'h', ['x']);
   h.jump(h.param(2), [h.param(0), w.arith('add', w.arith('mul', h.param(1), b.lit(2)), c!)]);
@@ -145,8 +188,7 @@ export function buildMakeAdder(b: Builder): Continuation {
   const adder = b.func([b.i32], b.i32, 'adder', ['y']);
   adder.jump(adder.param(2), [adder.param(0), w.arith('add', make.param(1), adder.param(1))]);
   make.jump(make.param(2), [make.param(0), adder]);
-  const main = b.func([b.i32, b.i32], b.i32, 'main', ['a', 'b']);
-  main.external = true;
+  const main = b.exported([b.i32, b.i32], b.i32, 'main', ['a', 'b']);
   const k = b.cont([fT], 'k', ['f']);
   main.jump(make, [main.param(0), main.param(1), k]);
   k.jump(k.param(1), [k.param(0), main.param(2), main.param(3)]);
@@ -168,14 +210,11 @@ export function buildStoredClosures(b: Builder): Continuation {
   const fT = b.fn([b.i32], b.i32);
   const dbl = b.func([b.i32], b.i32, 'dbl', ['x']);
   dbl.jump(dbl.param(2), [dbl.param(0), w.arith('mul', dbl.param(1), b.lit(2))]);
-  const main = b.func([b.i32, b.i32], b.i32, 'main', ['a', 'b']);
-  main.external = true;
+  const main = b.exported([b.i32, b.i32], b.i32, 'main', ['a', 'b']);
   const [mem, a, bb, ret] = main.params;
   const lam = b.func([b.i32], b.i32, 'lam', ['x']);
   lam.jump(lam.param(2), [lam.param(0), w.arith('add', lam.param(1), a!)]);
-  const entered = w.enter(mem!);
-  const p = w.slot(w.extract(entered, 1), fT);
-  const m1 = w.store(w.extract(entered, 0), p, lam);
+  const { mem: m1, ptr: p } = b.stackSlot(mem!, fT, lam);
   const l1 = w.load(m1, p);
   const k1 = b.cont([b.i32], 'k1', ['q']);
   main.jump(w.extract(l1, 1), [w.extract(l1, 0), bb!, k1]);
@@ -209,8 +248,7 @@ export function buildEscapingBreak(b: Builder): { main: Continuation; brk: Conti
   k2.jump(note, [k2.param(0), n!, after]);
   after.jump(k!, [after.param(0)]);
   rec.jump(search, [rec.param(0), w.arith('sub', n!, b.lit(1)), k2, sret!]);
-  const main = b.func([b.i32], b.i32, 'main', ['n']);
-  main.external = true;
+  const main = b.exported([b.i32], b.i32, 'main', ['n']);
   const brk = b.block('break');
   brk.span = { file: 'test.impala', line: 3, col: 5, endLine: 3, endCol: 9 };
   brk.jump(main.param(2), [brk.param(0), b.lit(42)]);
@@ -235,24 +273,15 @@ export function buildNestedLoops(b: Builder): Continuation {
   const bodyT = b.fn([b.i32], null);
   const step = b.func([b.i32, b.i32, b.i32, bodyT], null, 'unroll_step', ['a', 'b', 's', 'f']);
   {
-    const [m, a, hi, s, f, ret] = step.params;
-    const then = b.block('then');
-    const next = b.block('next');
-    const done = b.block('done');
-    w.branch(step, m!, w.cmp('lt', a!, hi!), then, done);
-    then.jump(f!, [then.param(0), a!, next]);
-    next.jump(step, [next.param(0), w.arith('add', a!, s!), hi!, s!, f!, ret!]);
-    done.jump(ret!, [done.param(0)]);
+    const [, , hi, s, f, ret] = step.params;
+    countingLoop(b, step, s!, (a) => [a, hi!, s!, f!, ret!]);
   }
   const range = b.func([b.i32, b.i32, bodyT], null, 'range', ['a', 'b', 'f']);
   range.jump(step, [range.param(0), w.hlt(range.param(1)), range.param(2), b.lit(1), range.param(3), range.param(4)]);
 
-  const main = b.func([b.i32], b.i32, 'main', ['n']);
-  main.external = true;
+  const main = b.exported([b.i32], b.i32, 'main', ['n']);
   const [mem, n, ret] = main.params;
-  const entered = w.enter(mem!);
-  const acc = w.slot(w.extract(entered, 1), b.i32);
-  const m1 = w.store(w.extract(entered, 0), acc, b.lit(0));
+  const { mem: m1, ptr: acc } = b.stackSlot(mem!, b.i32, b.lit(0));
   const after = b.block('after');
   const outer = b.func([b.i32], null, 'outer', ['i']);
   main.jump(range, [m1, b.lit(0), n!, outer, after]);
@@ -265,13 +294,7 @@ export function buildNestedLoops(b: Builder): Continuation {
   outer.jump(range, [om!, b.lit(0), i!, inner, brk]);
   brk.jump(ocont!, [brk.param(0)]);
 
-  const [im, j, icont] = inner.params;
-  const leave = b.block('leave');
-  const work = b.block('work');
-  w.branch(inner, im!, w.cmp('eq', j!, b.lit(7)), leave, work);
-  leave.jump(brk, [leave.param(0)]);
-  const l2 = w.load(work.param(0), acc);
-  work.jump(icont!, [w.store(w.extract(l2, 0), acc, w.arith('add', w.extract(l2, 1), w.arith('mul', i!, j!)))]);
+  accumulateUntil(b, inner, 7, brk, acc, (j) => w.arith('mul', i!, j));
   return main;
 }
 
@@ -307,8 +330,7 @@ export function buildMutualClosureRecursion(b: Builder): Continuation {
   w.branch(h, h.param(0), w.cmp('eq', h.param(1), b.lit(0)), base, rec);
   base.jump(h.param(2), [base.param(0), b.lit(0), h.param(3)]);
   rec.jump(f, [rec.param(0), w.arith('sub', h.param(1), b.lit(1)), h.param(2), h.param(3)]);
-  const main = b.func([b.i32], b.i32, 'main', ['n']);
-  main.external = true;
+  const main = b.exported([b.i32], b.i32, 'main', ['n']);
   const id = b.func([b.i32], b.i32, 'id', ['x']);
   id.jump(id.param(2), [id.param(0), id.param(1)]);
   const k1 = b.cont([b.i32], 'k1', ['v']);
@@ -323,8 +345,7 @@ export function buildMutualClosureRecursion(b: Builder): Continuation {
  */
 export function buildLocalFib(b: Builder): Continuation {
   const { w } = b;
-  const main = b.func([b.i32, b.i32], b.i32, 'main', ['n', 'c']);
-  main.external = true;
+  const main = b.exported([b.i32, b.i32], b.i32, 'main', ['n', 'c']);
   const [mem, n, c, ret] = main.params;
   const fib = b.func([b.i32], b.i32, 'fib', ['k']);
   const [fm, k, r] = fib.params;
