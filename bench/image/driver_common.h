@@ -1,0 +1,45 @@
+// What the reference drivers share: raw image files in and out, and timing the way
+// libs/image/bench.ts does (one warm-up, then `runs` timed calls), reported as JSON on stdout.
+#pragma once
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <string>
+#include <vector>
+
+template <typename T>
+std::vector<T> read_raw(const char *path, size_t count) {
+    std::vector<T> data(count);
+    FILE *f = fopen(path, "rb");
+    if (!f || fread(data.data(), sizeof(T), count, f) != count) {
+        fprintf(stderr, "cannot read %zu elements from %s\n", count, path);
+        exit(1);
+    }
+    fclose(f);
+    return data;
+}
+
+template <typename T>
+void write_raw(const char *path, const std::vector<T> &data) {
+    FILE *f = fopen(path, "wb");
+    if (!f || fwrite(data.data(), sizeof(T), data.size(), f) != data.size()) {
+        fprintf(stderr, "cannot write %s\n", path);
+        exit(1);
+    }
+    fclose(f);
+}
+
+// Prints {"ms":[…]} with the time of each run after one warm-up.
+inline void time_runs(int runs, const std::function<void()> &once) {
+    once();
+    printf("{\"ms\":[");
+    for (int i = 0; i < runs; i++) {
+        auto start = std::chrono::steady_clock::now();
+        once();
+        double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        printf("%s%.6f", i ? "," : "", ms);
+    }
+    printf("]}\n");
+}
