@@ -4,7 +4,7 @@
 // reducer has to see is structured (scalar expressions, statement lists, names);
 // everything else is plain text.
 
-export type Scalar = 'i32' | 'i64' | 'u32' | 'bool' | 'f64';
+export type Scalar = 'i8' | 'u8' | 'i16' | 'u16' | 'i32' | 'u32' | 'i64' | 'u64' | 'bool' | 'f32' | 'f64';
 
 /** A piece of a fragment: text, a sub-expression, a braced block, or a use of a name. */
 export type Part = string | Expr | Block | NameUse | ItemUse;
@@ -89,18 +89,10 @@ export const block = (stmts: Stmt[], tail?: Expr, head?: string): Block => ({
 
 /** The literal the reducer puts in place of an expression. */
 export function simplest(t: Scalar): Expr {
-  switch (t) {
-    case 'i32':
-      return lit(t, '0');
-    case 'i64':
-      return lit(t, '0i64');
-    case 'u32':
-      return lit(t, '0u32');
-    case 'bool':
-      return lit(t, 'false');
-    case 'f64':
-      return lit(t, '0.0');
-  }
+  if (t === 'bool') return lit(t, 'false');
+  if (t === 'f32') return lit(t, '0.0f');
+  if (t === 'f64') return lit(t, '0.0');
+  return lit(t, t === 'i32' ? '0' : `0${t}`);
 }
 
 // ------------------------------------------------------------------ printing
@@ -201,7 +193,7 @@ function children(n: Node): Node[] {
   return n.parts;
 }
 
-/** Every block and every scalar expression but literals, in pre-order, in `root` (the items and the body). */
+/** Every block and every scalar expression but literals, in pre-order over the items and the body. */
 function collect(c: Case): { blocks: Block[]; exprs: Exclude<Expr, { k: 'lit' }>[] } {
   const blocks: Block[] = [];
   const exprs: Exclude<Expr, { k: 'lit' }>[] = [];

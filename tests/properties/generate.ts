@@ -20,19 +20,31 @@ import {
 export const SHARED_ITEMS = `
 fn pp_f2i(x: f64) -> i32 { if x < 1.0e9 && x > -1.0e9 { x as i32 } else { -7 } }
 fn pp_fin(x: f64) -> f64 { if x == x { x } else { 0.0 } }
+fn pp_fin32(x: f32) -> f32 { if x == x { x } else { 0.0f } }
 fn pp_apply(f: fn(i32) -> i32, x: i32) -> i32 { f(x) }
 fn pp_apply2(f: fn(i32) -> i32, x: i32) -> i32 { f(f(x)) }
 fn pp_each3(f: fn(i32) -> (), x: i32) -> () { f(x); f(x + 1); f(x + 2) }
 fn pp_countdown(n: i32, body: fn(i32) -> ()) -> () { if n > 0 { body(n); pp_countdown(n - 1, body) } }
 fn pp_adder(k: i32) -> fn(i32) -> i32 { |z: i32| z + k }
+fn pp_compose(f: fn(i32) -> i32, g: fn(i32) -> i32) -> fn(i32) -> i32 { |x: i32| g(f(x)) }
+fn pp_fold(n: i32, init: i64, f: fn(i64, i32) -> i64) -> i64 { let mut acc = init; for i in range(0, n) { acc = f(acc, i); } acc }
+fn @(?n) pp_unroll_down(n: i32, body: fn(i32) -> ()) -> () { if n > 0 { pp_unroll_down(n - 1, body); @@body(n - 1) } }
 fn pp_pick[T](c: bool, a: T, b: T) -> T { if c { a } else { b } }
 fn pp_load[T](p: &T) -> T { *p }
 fn pp_store[T](p: &mut T, v: T) -> () { *p = v }
 `;
 
-type IntType = 'i32' | 'i64' | 'u32';
-const INT_TYPES: readonly IntType[] = ['i32', 'i64', 'u32'];
-const SCALARS: readonly Scalar[] = ['i32', 'i64', 'u32', 'bool', 'f64'];
+type IntType = Exclude<Scalar, 'bool' | 'f32' | 'f64'>;
+type FloatType = 'f32' | 'f64';
+const INT_TYPES: readonly IntType[] = ['i8', 'u8', 'i16', 'u16', 'i32', 'u32', 'i64', 'u64'];
+const BITS: Record<IntType, number> = { i8: 8, u8: 8, i16: 16, u16: 16, i32: 32, u32: 32, i64: 64, u64: 64 };
+/** How often each type is drawn: i32 (loop indices, masks, closures) most. */
+const SCALAR_WEIGHTS: readonly (readonly [Scalar, number])[] = [
+  ['i32', 4], ['i64', 2], ['u32', 2], ['bool', 2], ['f64', 2], ['i8', 1], ['u8', 1], ['i16', 1], ['u16', 1], ['u64', 1], ['f32', 1],
+];
+
+const isInt = (t: Scalar): t is IntType => t in BITS;
+const isSigned = (t: IntType): boolean => t.startsWith('i');
 
 type Var =
   | { kind: 'scalar'; name: string; t: Scalar; mut: boolean }
@@ -47,8 +59,8 @@ type Var =
 type Aggregate = Extract<Var, { kind: 'tuple' | 'struct' | 'array' }>;
 
 interface Ctx {
-  /** Inside a loop body: `break()` and `continue()` are bound. */
-  loop: boolean;
+  /** Inside a loop body: which of `break()` and `continue()` may be used (see `forLoop`). */
+  loop: 'break' | 'continue' | null;
   loopDepth: number;
   depth: number;
   /** The result type of the enclosing fn when `return` is bound to it (not inside a closure). */
@@ -70,18 +82,16 @@ interface Rand {
   bigint(lo: bigint, hi: bigint): bigint;
 }
 
-const BITS: Record<IntType, number> = { i32: 32, i64: 64, u32: 32 };
-
 function intRange(t: IntType): [bigint, bigint] {
   const bits = BigInt(BITS[t]);
-  return t === 'u32' ? [0n, (1n << bits) - 1n] : [-(1n << (bits - 1n)), (1n << (bits - 1n)) - 1n];
+  return isSigned(t) ? [-(1n << (bits - 1n)), (1n << (bits - 1n)) - 1n] : [0n, (1n << bits) - 1n];
 }
 
 /** `n` as a literal of type `t`; negative values in parentheses, the minimum as a subtraction (`-2147483648` would not fit before negation). */
 export function intText(t: IntType, n: bigint): string {
   const suffix = t === 'i32' ? '' : t;
   const [min] = intRange(t);
-  if (n === min && t !== 'u32') return `(-${-(n + 1n)}${suffix} - 1${suffix})`;
+  if (n === min && isSigned(t)) return `(-${-(n + 1n)}${suffix} - 1${suffix})`;
   return n < 0n ? `(-${-n}${suffix})` : `${n}${suffix}`;
 }
 
@@ -120,6 +130,13 @@ class Gen {
     return live[live.length - 1]![1]();
   }
 
+  /** A type; with `env`, usually the type of a variable in it, so that more expressions read variables than literals. */
+  private scalar(env: readonly Var[] = []): Scalar {
+    const typed = env.filter((v): v is Extract<Var, { kind: 'scalar' }> => v.kind === 'scalar');
+    if (typed.length && this.chance(0.6)) return this.pick(typed).t;
+    return this.choose(SCALAR_WEIGHTS.map(([t, w]) => [w, () => t] as const));
+  }
+
   private fresh(prefix: string): string {
     return `${prefix}${this.next++}`;
   }
@@ -129,20 +146,22 @@ class Gen {
   private intValue(t: IntType): bigint {
     const [min, max] = intRange(t);
     return this.choose<bigint>([
-      [5, () => BigInt(this.r.int(t === 'u32' ? 0 : -16, 16))],
-      [2, () => this.pick([min, max, min + 1n, max - 1n, t === 'u32' ? 1n : -1n])],
+      [5, () => BigInt(this.r.int(isSigned(t) ? -16 : 0, 16))],
+      [2, () => this.pick([min, max, min + 1n, max - 1n, isSigned(t) ? -1n : 1n])],
       [1, () => (1n << BigInt(this.r.int(0, BITS[t] - 2))) + BigInt(this.r.int(-1, 1))],
       [2, () => this.r.bigint(min, max)],
     ]);
   }
 
-  private floatText(): string {
+  /** A float literal; f32 ones stay well inside its range (an out-of-range literal is an error). */
+  private floatText(t: FloatType): string {
     const text = this.choose<string>([
       [4, () => `${this.r.int(0, 20)}.${this.pick(['0', '5', '25', '125', '75'])}`],
-      [1, () => this.pick(['0.1', '0.3', '2.5e-3', '1.0e10', '3.0e15', '1.0e300', '7.0e-310'])],
+      [1, () => this.pick(t === 'f64' ? ['0.1', '0.3', '2.5e-3', '1.0e10', '3.0e15', '1.0e300', '7.0e-310'] : ['0.1', '0.3', '2.5e-3', '1.0e10', '3.0e30'])],
       [1, () => `${this.r.int(0, 99999)}.${this.r.int(0, 999)}`],
     ]);
-    return this.chance(0.3) ? `(-${text})` : text;
+    const suffixed = t === 'f32' ? `${text}f` : text;
+    return this.chance(0.3) ? `(-${suffixed})` : suffixed;
   }
 
   private input(t: Scalar): Lit {
@@ -150,9 +169,10 @@ class Gen {
       const b = this.chance(0.5);
       return { t, text: String(b), value: b };
     }
-    if (t === 'f64') {
-      const text = this.floatText();
-      return { t, text, value: Number(text.replace(/[()]/g, '')) };
+    if (!isInt(t)) {
+      const text = this.floatText(t);
+      const value = Number(text.replace(/[()f]/g, ''));
+      return { t, text, value: t === 'f32' ? Math.fround(value) : value };
     }
     const v = this.intValue(t);
     return { t, text: intText(t, v), value: v };
@@ -160,9 +180,9 @@ class Gen {
 
   private literal(t: Scalar): Expr {
     if (t === 'bool') return lit(t, String(this.chance(0.5)));
-    if (t === 'f64') return lit(t, this.floatText());
+    if (!isInt(t)) return lit(t, this.floatText(t));
     const v = this.intValue(t);
-    if (v >= 0n && v < 1n << 31n && this.chance(0.1)) return lit(t, `0x${v.toString(16)}${t === 'i32' ? '' : t}`);
+    if (v >= 0n && this.chance(0.1)) return lit(t, `0x${v.toString(16)}${t === 'i32' ? '' : t}`);
     return lit(t, intText(t, v));
   }
 
@@ -172,7 +192,7 @@ class Gen {
     if (d <= 0 || this.chance(0.2)) return this.leaf(t, env, ctx);
     if (this.chance(0.12)) return this.anyTypeExpr(t, env, d, ctx);
     if (t === 'bool') return this.boolExpr(env, d, ctx);
-    if (t === 'f64') return this.floatExpr(env, d, ctx);
+    if (!isInt(t)) return this.floatExpr(t, env, d, ctx);
     return this.intExpr(t, env, d, ctx);
   }
 
@@ -216,7 +236,7 @@ class Gen {
       [vars.length ? 1 : 0, () => op(t, 'pp_load(&', nameUse(this.pick(vars).name), ')')],
       [1, () => {
         const b = this.fresh('b');
-        const bt = this.pick(SCALARS);
+        const bt = this.scalar(env);
         const init = this.expr(bt, env, d - 1, ctx);
         const inner: Var[] = [...env, { kind: 'scalar', name: b, t: bt, mut: false }];
         return { k: 'op', t, parts: [`({ let ${b}: ${bt} = `, init, '; ', this.expr(t, inner, d - 1, ctx), ' })'], binds: [b] };
@@ -226,40 +246,54 @@ class Gen {
 
   private intExpr(t: IntType, env: readonly Var[], d: number, ctx: Ctx): Expr {
     const sub = (): Expr => this.expr(t, env, d - 1, ctx);
-    const signed = t !== 'u32';
-    const mask = small(t, BITS[t] - 1);
+    const signed = isSigned(t);
+    const one = small(t, 1);
     return this.choose<Expr>([
       [8, () => op(t, '(', sub(), ` ${this.pick(['+', '-', '*', '&', '|', '^', '+', '-', '*'])} `, sub(), ')')],
-      [2, () => op(t, '(', sub(), ` ${this.pick(['<<', '>>'])} (`, sub(), ` & ${mask}))`)],
+      [2, () => op(t, '(', sub(), ` ${this.pick(['<<', '>>'])} (`, sub(), ` & ${small(t, BITS[t] - 1)}))`)],
       [2, () => {
         const o = this.pick(['/', '%']);
-        if (!signed) return op(t, '(', sub(), ` ${o} (`, sub(), ` | 1u32))`);
+        if (!signed) return op(t, '(', sub(), ` ${o} (`, sub(), ` | ${one}))`);
         // A positive divisor cannot overflow; halving the dividend keeps a divisor of -1 from overflowing.
         return this.chance(0.5)
-          ? op(t, '(', sub(), ` ${o} ((`, sub(), ` & ${small(t, 255)}) | ${small(t, 1)}))`)
-          : op(t, '((', sub(), ` >> ${small(t, 1)}) ${o} (`, sub(), ` | ${small(t, 1)}))`);
+          ? op(t, '(', sub(), ` ${o} ((`, sub(), ` & ${small(t, t === 'i8' ? 127 : 255)}) | ${one}))`)
+          : op(t, '((', sub(), ` >> ${one}) ${o} (`, sub(), ` | ${one}))`);
       }],
       [1, () => (signed && this.chance(0.5) ? op(t, '(-', sub(), ')') : op(t, '(!', sub(), ')'))],
       [2, () => this.intCast(t, env, d, ctx)],
       [1, () => op(t, '(if ', this.expr('bool', env, d - 1, ctx), ' { ', sub(), ' } else { ', sub(), ' })')],
       [ctx.helper ? 0.5 : 1.5, () => this.helperCall(t, env, d, ctx)],
-      [t !== 'u32' && !ctx.helper ? 1 : 0, () => this.recursiveCall(t as 'i32' | 'i64', env, d, ctx)],
+      [(t === 'i32' || t === 'i64') && !ctx.helper ? 1 : 0, () => this.recursiveCall(t as 'i32' | 'i64', env, d, ctx)],
       [t === 'i32' ? 1.5 : 0, () => this.closureCall(env, d, ctx)],
+      [t === 'i64' ? 0.7 : 0, () => this.fold(env, d, ctx)],
     ]);
   }
 
+  /** `pp_fold(n, init, |acc, j| …)`: a loop in a library fn over a closure of two parameters. */
+  private fold(env: readonly Var[], d: number, ctx: Ctx): Expr {
+    const acc = this.fresh('acc');
+    const j = this.fresh('j');
+    const inner: Var[] = [...env, { kind: 'scalar', name: acc, t: 'i64', mut: false }, { kind: 'scalar', name: j, t: 'i32', mut: false }];
+    const body = this.expr('i64', inner, 2, { ...ctx, ret: null });
+    const lambda: Expr = { k: 'op', t: null, parts: [`|${acc}: i64, ${j}: i32| `, body], binds: [acc, j] };
+    return op('i64', 'pp_fold((', this.expr('i32', env, d - 1, ctx), ' & 7), ', this.expr('i64', env, d - 1, ctx), ', ', lambda, ')');
+  }
+
+  /** From any other type; floats through `pp_f2i`, which keeps the conversion in range. */
   private intCast(t: IntType, env: readonly Var[], d: number, ctx: Ctx): Expr {
-    const from = this.pick(SCALARS.filter((s) => s !== t));
+    let from = this.scalar(env);
+    while (from === t) from = this.scalar(env);
     const e = this.expr(from, env, d - 1, ctx);
-    if (from === 'f64') return t === 'i32' ? op(t, 'pp_f2i(', e, ')') : op(t, '(pp_f2i(', e, `) as ${t})`);
-    return op(t, '(', e, ` as ${t})`);
+    if (isInt(from) || from === 'bool') return op(t, '(', e, ` as ${t})`);
+    const converted = from === 'f64' ? op('i32', 'pp_f2i(', e, ')') : op('i32', 'pp_f2i((', e, ' as f64))');
+    return t === 'i32' ? converted : op(t, '(', converted, ` as ${t})`);
   }
 
   private boolExpr(env: readonly Var[], d: number, ctx: Ctx): Expr {
     const sub = (): Expr => this.expr('bool', env, d - 1, ctx);
     return this.choose<Expr>([
       [5, () => {
-        const s = this.pick(SCALARS);
+        const s = this.scalar(env);
         const o = s === 'bool' ? this.pick(['==', '!=']) : this.pick(['==', '!=', '<', '<=', '>', '>=']);
         return op('bool', '(', this.expr(s, env, d - 1, ctx), ` ${o} `, this.expr(s, env, d - 1, ctx), ')');
       }],
@@ -270,15 +304,16 @@ class Gen {
     ]);
   }
 
-  private floatExpr(env: readonly Var[], d: number, ctx: Ctx): Expr {
-    const sub = (): Expr => this.expr('f64', env, d - 1, ctx);
+  private floatExpr(t: FloatType, env: readonly Var[], d: number, ctx: Ctx): Expr {
+    const sub = (): Expr => this.expr(t, env, d - 1, ctx);
     return this.choose<Expr>([
-      [6, () => op('f64', '(', sub(), ` ${this.pick(['+', '-', '*', '/'])} `, sub(), ')')],
-      [0.5, () => op('f64', '(', sub(), ' % ', sub(), ')')],
-      [1, () => op('f64', '(-', sub(), ')')],
-      [2, () => op('f64', '(', this.expr(this.pick(INT_TYPES), env, d - 1, ctx), ' as f64)')],
-      [1, () => op('f64', '(if ', this.expr('bool', env, d - 1, ctx), ' { ', sub(), ' } else { ', sub(), ' })')],
-      [ctx.helper ? 0 : 1, () => this.helperCall('f64', env, d, ctx)],
+      [6, () => op(t, '(', sub(), ` ${this.pick(['+', '-', '*', '/'])} `, sub(), ')')],
+      [0.5, () => op(t, '(', sub(), ' % ', sub(), ')')],
+      [1, () => op(t, '(-', sub(), ')')],
+      [2, () => op(t, '(', this.expr(this.pick(INT_TYPES), env, d - 1, ctx), ` as ${t})`)],
+      [0.5, () => op(t, '(', this.expr(t === 'f32' ? 'f64' : 'f32', env, d - 1, ctx), ` as ${t})`)],
+      [1, () => op(t, '(if ', this.expr('bool', env, d - 1, ctx), ' { ', sub(), ' } else { ', sub(), ' })')],
+      [ctx.helper ? 0 : 1, () => this.helperCall(t, env, d, ctx)],
     ]);
   }
 
@@ -292,6 +327,10 @@ class Gen {
       [fns.length ? 2 : 0, () => op('i32', apply, nameUse(this.pick(fns).name), ', ', arg, ')')],
       [1, () => op('i32', apply, this.lambda(env, ctx), ', ', arg, ')')],
       [1, () => op('i32', 'pp_adder(', this.expr('i32', env, d - 1, ctx), ')(', arg, ')')],
+      [1, () => {
+        const f = (): Part => (fns.length && this.chance(0.6) ? nameUse(this.pick(fns).name) : this.lambda(env, ctx));
+        return op('i32', 'pp_compose(', f(), ', ', f(), ')(', arg, ')');
+      }],
     ]);
   }
 
@@ -335,7 +374,7 @@ class Gen {
     const sig: Part[] = [];
     const add = (...text: Part[]): void => void sig.push(...(sig.length ? [', '] : []), ...text);
     for (let i = this.r.int(1, 3); i > 0; i--) {
-      const pt = this.pick(SCALARS);
+      const pt = this.scalar();
       const pn = this.fresh('q');
       // A `mut` parameter is a local variable initialised by the argument.
       const mut = this.chance(0.2);
@@ -351,7 +390,7 @@ class Gen {
       penv.push({ ...a, name: pn, mut: false });
       add(`${pn}: `, ...typeParts(a));
     }
-    const ctx: Ctx = { loop: false, loopDepth: 0, depth: 1, ret: t, helper: true };
+    const ctx: Ctx = { loop: null, loopDepth: 0, depth: 1, ret: t, helper: true };
     let body: Block;
     if (this.chance(0.5)) {
       body = block([], this.expr(t, penv, 3, ctx));
@@ -369,8 +408,8 @@ class Gen {
   /** A call of a new helper returning a tuple of `ts`, computed by statements. */
   private tupleHelperCall(ts: readonly Scalar[], env: readonly Var[], d: number, ctx: Ctx): Part[] {
     const name = this.fresh('h');
-    const penv: Var[] = Array.from({ length: this.r.int(1, 2) }, () => ({ kind: 'scalar', name: this.fresh('q'), t: this.pick(SCALARS), mut: false }));
-    const hctx: Ctx = { loop: false, loopDepth: 0, depth: 1, ret: null, helper: true };
+    const penv: Var[] = Array.from({ length: this.r.int(1, 2) }, () => ({ kind: 'scalar', name: this.fresh('q'), t: this.scalar(), mut: false }));
+    const hctx: Ctx = { loop: null, loopDepth: 0, depth: 1, ret: null, helper: true };
     const { stmts, env: scope } = this.stmts(penv, hctx, this.r.int(0, 3));
     const tail = op(null, '(', ...ts.flatMap((t, i) => [...(i ? [', '] : []), this.expr(t, scope, 2, hctx)]), ')');
     const sig = penv.map((p) => `${p.name}: ${(p as Extract<Var, { kind: 'scalar' }>).t}`).join(', ');
@@ -401,7 +440,7 @@ class Gen {
       { kind: 'scalar', name: x, t, mut: false },
       { kind: 'scalar', name: n, t: 'i32', mut: false },
     ];
-    const hctx: Ctx = { loop: false, loopDepth: 0, depth: 1, ret: t, helper: true };
+    const hctx: Ctx = { loop: null, loopDepth: 0, depth: 1, ret: t, helper: true };
     const filter = this.pick(['', `@(?${n}) `, `@(?${n}) `, `@(?${n} & ?${x}) `]);
     const combine = this.pick(['+', '^', '-', '*']);
     this.items.push({
@@ -469,7 +508,10 @@ class Gen {
       }],
       [deep || !loops ? 0 : 3, () => none(this.forLoop(env, ctx))],
       [deep || !loops ? 0 : 1, () => none(this.whileLoop(env, ctx))],
-      [ctx.loop ? 1.5 : 0, () => none(stmt(['if ', this.expr('bool', env, d, ctx), ` { ${this.pick(['break()', 'continue()'])} }`]))],
+      [ctx.loop ? 1.5 : 0, () => {
+        const jump = ctx.loop === 'break' ? this.pick(['break()', 'continue()']) : 'continue()';
+        return none(stmt(['if ', this.expr('bool', env, d, ctx), ` { ${jump} }`]));
+      }],
       [ctx.ret ? 0.4 : 0, () => none(stmt(['if ', this.expr('bool', env, d, ctx), ' { return(', this.expr(ctx.ret!, env, d, ctx), ') }']))],
       [procs.length ? 1.5 : 0, () => {
         const p = nameUse(this.pick(procs).name);
@@ -480,7 +522,7 @@ class Gen {
   }
 
   private letScalar(env: readonly Var[], d: number, ctx: Ctx): { s: Stmt; vars: Var[] } {
-    const t = this.pick(SCALARS);
+    const t = this.scalar(env);
     const visible = env.filter((v) => v.kind === 'scalar');
     // Sometimes a name in scope, of any type: shadowing.
     const name = visible.length && this.chance(0.08) ? this.pick(visible).name : this.fresh('v');
@@ -498,7 +540,7 @@ class Gen {
     const elems = (ts: readonly Scalar[], sep = ', '): Part[] => ts.flatMap((t, i) => [...(i ? [sep] : []), this.expr(t, env, d - 1, ctx)]);
     return this.choose<{ s: Stmt; vars: Var[] }>([
       [2, () => {
-        const ts = Array.from({ length: this.r.int(2, 3) }, () => this.pick(SCALARS));
+        const ts = Array.from({ length: this.r.int(2, 3) }, () => this.scalar(env));
         const annotation = this.chance(0.5) ? `: (${ts.join(', ')})` : '';
         const init: Part[] = this.chance(0.2) && !ctx.helper ? this.tupleHelperCall(ts, env, d, ctx) : ['(', ...elems(ts), ')'];
         return { s: stmt([`${head}${annotation} = `, ...init, ';'], [name]), vars: [{ kind: 'tuple', name, elems: ts, mut }] };
@@ -512,7 +554,7 @@ class Gen {
         };
       }],
       [2, () => {
-        const elem = this.pick(SCALARS);
+        const elem = this.scalar(env);
         const n = this.pick([2, 4, 8]);
         const repeat = this.chance(0.3);
         const init: Part[] = repeat ? ['[', this.expr(elem, env, d - 1, ctx), `, .. ${n}]`] : ['[', ...elems(Array(n).fill(elem)), ']'];
@@ -526,7 +568,7 @@ class Gen {
   private structType(): { item: string; fields: { name: string; t: Scalar }[] } {
     if (this.structs.length && this.chance(0.4)) return this.pick(this.structs);
     const item = this.fresh('S');
-    const fields = Array.from({ length: this.r.int(1, 4) }, (_, i) => ({ name: `f${i}`, t: this.pick(SCALARS) }));
+    const fields = Array.from({ length: this.r.int(1, 4) }, (_, i) => ({ name: `f${i}`, t: this.scalar() }));
     this.items.push({ name: item, binds: [], parts: ['struct ', itemUse(item), ` { ${fields.map((f) => `${f.name}: ${f.t}`).join(', ')} }`] });
     const s = { item, fields };
     this.structs.push(s);
@@ -539,7 +581,7 @@ class Gen {
     const z = this.fresh('z');
     const inner: Var[] = [...env, { kind: 'scalar', name: z, t: 'i32', mut: false }];
     // `break`, `continue` and `return` are not bound in a closure's body; loops are.
-    const body = this.nested(inner, { loop: false, loopDepth: ctx.loopDepth, depth: ctx.depth + 1, ret: null, helper: ctx.helper });
+    const body = this.nested(inner, { loop: null, loopDepth: ctx.loopDepth, depth: ctx.depth + 1, ret: null, helper: ctx.helper });
     const annotated = this.chance(0.3) ? ': fn(i32) -> ()' : '';
     const lambda: Expr = { k: 'op', t: null, parts: [`|${z}: i32| `, body], binds: [z] };
     return { s: stmt([`let ${name}${annotated} = `, lambda, ';'], [name]), vars: [{ kind: 'proc', name }] };
@@ -551,7 +593,7 @@ class Gen {
     // Through a pointer: the variable's address is taken, so it lives in memory.
     if (this.chance(0.1)) return stmt(['pp_store(&mut ', target, ', ', e(), ');']);
     if (v.t === 'bool') return stmt([target, ' = ', e(), ';']);
-    if (v.t === 'f64') return stmt([target, ` ${this.pick(['=', '+=', '-=', '*=', '/='])} `, e(), ';']);
+    if (!isInt(v.t)) return stmt([target, ` ${this.pick(['=', '+=', '-=', '*=', '/='])} `, e(), ';']);
     return this.compound(v.t, [target], env, d, ctx);
   }
 
@@ -563,9 +605,9 @@ class Gen {
       [1, () => stmt([...target, `${this.pick(['++', '--'])};`])],
       [1, () => stmt([...target, ` ${this.pick(['<<=', '>>='])} (`, e(), ` & ${small(t, BITS[t] - 1)});`])],
       [1, () =>
-        t === 'u32'
-          ? stmt([...target, ` ${this.pick(['/=', '%='])} (`, e(), ' | 1u32);'])
-          : stmt([...target, ` ${this.pick(['/=', '%='])} ((`, e(), ` & ${small(t, 255)}) | ${small(t, 1)});`])],
+        isSigned(t)
+          ? stmt([...target, ` ${this.pick(['/=', '%='])} ((`, e(), ` & ${small(t, t === 'i8' ? 127 : 255)}) | ${small(t, 1)});`])
+          : stmt([...target, ` ${this.pick(['/=', '%='])} (`, e(), ` | ${small(t, 1)});`])],
     ]);
   }
 
@@ -584,16 +626,27 @@ class Gen {
       place = [nameUse(v.name), '(', this.expr('i32', env, 1, ctx), ` & ${v.n - 1})`];
       t = v.elem;
     }
-    if (t === 'bool' || t === 'f64' || this.chance(0.3)) return stmt([...place, ' = ', this.expr(t, env, d, ctx), ';']);
+    if (!isInt(t) || this.chance(0.3)) return stmt([...place, ' = ', this.expr(t, env, d, ctx), ';']);
     return this.compound(t, place, env, d, ctx);
   }
 
   private print(env: readonly Var[], d: number, ctx: Ctx): Stmt {
-    const t = this.pick(SCALARS);
+    const t = this.scalar(env);
     const e = this.expr(t, env, d, ctx);
-    const call: Part[] =
-      t === 'f64' ? ['print_f64(pp_fin(', e, '))'] : t === 'bool' ? ['print_bool(', e, ')'] : [`print_${t}(`, e, ')'];
-    return stmt([...call, "; print_char(' ');"]);
+    const call: Record<Scalar, Part[]> = {
+      i8: ['print_i32((', e, ' as i32))'],
+      i16: ['print_i32((', e, ' as i32))'],
+      u8: ['print_u32((', e, ' as u32))'],
+      u16: ['print_u32((', e, ' as u32))'],
+      i32: ['print_i32(', e, ')'],
+      u32: ['print_u32(', e, ')'],
+      i64: ['print_i64(', e, ')'],
+      u64: ['print_u64(', e, ')'],
+      bool: ['print_bool(', e, ')'],
+      f32: ['print_f32(pp_fin32(', e, '))'],
+      f64: ['print_f64(pp_fin(', e, '))'],
+    };
+    return stmt([...call[t], "; print_char(' ');"]);
   }
 
   private forLoop(env: readonly Var[], ctx: Ctx): Stmt {
@@ -601,6 +654,7 @@ class Gen {
     const d = 1;
     const masked = (m: number): Part[] => ['(', this.expr('i32', env, d, ctx), ` & ${m})`];
     const lo = this.r.int(-2, 3);
+    let escapes = true;
     const gen: Part[] = this.choose<Part[]>([
       [3, () => ['range(', ...(this.chance(0.7) ? [String(lo)] : masked(3)), ', ', ...(this.chance(0.6) ? [String(lo + this.r.int(0, 7))] : masked(7)), ')']],
       [2, () => {
@@ -609,9 +663,23 @@ class Gen {
       }],
       [1, () => ['range_step(', String(lo), ', ', String(lo + this.r.int(0, 9)), ', ', String(this.r.int(1, 4)), ')']],
       [1, () => ['pp_countdown(', ...(this.chance(0.5) ? [String(this.r.int(0, 6))] : masked(7)), ')']],
+      [0.5, () => ['pp_unroll_down(', String(this.r.int(0, 5)), ')']],
+      [0.5, () => {
+        escapes = false;
+        return ['pp_unroll_down(', ...masked(7), ')'];
+      }],
     ]);
     const inner: Var[] = [...env, { kind: 'scalar', name: i, t: 'i32', mut: false }];
-    const body = this.nested(inner, { ...ctx, loop: true, loopDepth: ctx.loopDepth + 1, depth: ctx.depth + 1 });
+    // pp_unroll_down calls the body after its recursive call: with a dynamic bound it stays a
+    // recursion, and leaving it with `break` or `return` would need a non-local jump, which the
+    // compiler rejects by design (closure_convert.ts). With a constant bound it unrolls.
+    const body = this.nested(inner, {
+      ...ctx,
+      loop: escapes ? 'break' : 'continue',
+      ret: escapes ? ctx.ret : null,
+      loopDepth: ctx.loopDepth + 1,
+      depth: ctx.depth + 1,
+    });
     return stmt([`for ${i} in `, ...gen, ' ', body], undefined, [i]);
   }
 
@@ -620,7 +688,7 @@ class Gen {
     const w = this.fresh('w');
     const inner: Var[] = [...env, { kind: 'scalar', name: w, t: 'i32', mut: false }];
     const cond = this.expr('bool', env, 1, ctx);
-    const body = this.nested(inner, { ...ctx, loop: true, loopDepth: ctx.loopDepth + 1, depth: ctx.depth + 1 });
+    const body = this.nested(inner, { ...ctx, loop: 'break', loopDepth: ctx.loopDepth + 1, depth: ctx.depth + 1 });
     body.head = `${w}++;`;
     return stmt([`let mut ${w} = 0; while ${w} < ${this.r.int(1, 6)} && `, cond, ' ', body], undefined, [w]);
   }
@@ -629,9 +697,9 @@ class Gen {
 
   /** `fn case(params…) -> i32`: statements, then a checksum of every scalar the body's top level can see. */
   makeCase(): Case {
-    const params = Array.from({ length: this.r.int(1, 4) }, (_, i) => ({ name: `a${i}`, t: this.pick(SCALARS) }));
+    const params = Array.from({ length: this.r.int(1, 4) }, (_, i) => ({ name: `a${i}`, t: this.scalar() }));
     const env: Var[] = params.map((p) => ({ kind: 'scalar', name: p.name, t: p.t, mut: false }));
-    const ctx: Ctx = { loop: false, loopDepth: 0, depth: 0, ret: 'i32', helper: false };
+    const ctx: Ctx = { loop: null, loopDepth: 0, depth: 0, ret: 'i32', helper: false };
     const { stmts, env: scope } = this.stmts(env, ctx, this.r.int(3, 10));
     const h = this.fresh('sum');
     const sums: Stmt[] = [stmt([`let mut ${h} = 17;`], [h])];
@@ -656,30 +724,24 @@ function sameShape(v: Var, a: Aggregate): boolean {
 
 /** i32 expressions that together observe the value of `v`. */
 function observe(v: Var): Expr[] {
-  const scalar = (t: Scalar, e: Part[]): Expr => {
-    switch (t) {
-      case 'i32':
-        return op('i32', ...e);
-      case 'i64':
-        return op('i32', '((', ...e, ' ^ (', ...e, ' >> 32i64)) as i32)');
-      case 'u32':
-        return op('i32', '(', ...e, ' as i32)');
-      case 'bool':
-        return op('i32', '(if ', ...e, ' { 1 } else { 2 })');
-      case 'f64':
-        return op('i32', 'pp_f2i(', ...e, ')');
-    }
+  const scalar = (t: Scalar, e: () => Part[]): Expr => {
+    if (t === 'i32') return op('i32', ...e());
+    if (t === 'i64' || t === 'u64') return op('i32', '((', ...e(), ' ^ (', ...e(), ` >> 32${t})) as i32)`);
+    if (t === 'bool') return op('i32', '(if ', ...e(), ' { 1 } else { 2 })');
+    if (t === 'f64') return op('i32', 'pp_f2i(', ...e(), ')');
+    if (t === 'f32') return op('i32', 'pp_f2i((', ...e(), ' as f64))');
+    return op('i32', '(', ...e(), ' as i32)');
   };
   const n = nameUse(v.name);
   switch (v.kind) {
     case 'scalar':
-      return [scalar(v.t, [ref(v.t, v.name)])];
+      return [scalar(v.t, () => [ref(v.t, v.name)])];
     case 'tuple':
-      return v.elems.map((t, i) => scalar(t, [n, `(${i})`]));
+      return v.elems.map((t, i) => scalar(t, () => [n, `(${i})`]));
     case 'struct':
-      return v.fields.map((f) => scalar(f.t, [n, `.${f.name}`]));
+      return v.fields.map((f) => scalar(f.t, () => [n, `.${f.name}`]));
     case 'array':
-      return Array.from({ length: v.n }, (_, i) => scalar(v.elem, [n, `(${i})`]));
+      return Array.from({ length: v.n }, (_, i) => scalar(v.elem, () => [n, `(${i})`]));
     case 'fn':
       return [op('i32', n, '(3)')];
     case 'proc':

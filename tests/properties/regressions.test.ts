@@ -76,4 +76,22 @@ describe('regressions found by the differential property', () => {
       '00',
     );
   });
+
+  it('keeps a filtered recursion that loops over a closure in its own scope when a closure calls it twice', async () => {
+    // After the evaluator main used the parameter `n` of `r`: "an exported function uses
+    // parameters outside its scope" in the backend. Without the filter on `r` it compiles.
+    await expectEveryStage(
+      `fn fold(n: i32, f: fn(i32) -> i32) -> i32 { let mut acc = 0; for i in range(0, n) { acc = f(i); } acc }
+       fn @(?n) r(n: i32) -> i32 { if n <= 0 { fold(n, |j: i32| 0) } else { 1 - r(n - 1) } }
+       fn main(argc: i32, argv: &[&[u8]]) -> i32 {
+           let mut s = 0;
+           let p = |z: i32| { s += r(z); };
+           p(argc);
+           p(0);
+           print_i32(s);
+           0
+       }`,
+      '1',
+    );
+  });
 });

@@ -5,13 +5,14 @@
 //   optimised after the transform pipeline, interpreted;
 //   native    the LLVM IR of that same World, built with the driver's toolchain, run.
 // A batch is one Impala module: each case is `fn cK_case(…) -> i32` plus an
-// exported `extern fn cK_entry(…)`. `main` calls every case once with constant
-// arguments (which the evaluator folds) and then, through the export, once per
-// input set in a loop whose bounds depend on argc (so the inputs stay dynamic).
+// exported `extern fn cK_entry(…)`. `main` calls every case with the first input
+// set as constants (which the evaluator folds), again with every other argument
+// dynamic (read from an array at an index that depends on argc), and then,
+// through the export, once per input set in a loop whose bounds depend on argc.
 // The interpreter also calls each export directly with each input set; what a
 // call prints followed by its result and a newline is the call's transcript, and
-// main's output must be exactly `#K\n`, the transcript of input 0 (the constant
-// call), then the transcripts of all inputs, for every case.
+// main's output must be exactly `#K\n`, the transcript of input 0 twice, then
+// the transcripts of all inputs, for every case.
 import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -49,6 +50,9 @@ export function batchSource(cases: readonly Case[], ids: readonly number[] = cas
     main.push(`    print_char('#'); print_i32(${ids[i]}); print_char('\\n');`);
     main.push(`    print_i32(${p}case(${c.inputs[0]!.map((l) => l.text).join(', ')})); print_char('\\n');`);
     c.params.forEach((_, k) => main.push(`    let ${p}in${k} = [${c.inputs.map((set) => set[k]!.text).join(', ')}];`));
+    // Input set 0 again, every other argument dynamic: the evaluator specialises on the constant ones only.
+    const mixed = c.inputs[0]!.map((l, k) => (k % 2 ? `${p}in${k}(d)` : l.text)).join(', ');
+    main.push(`    print_i32(${p}case(${mixed})); print_char('\\n');`);
     const args = c.params.map((_, k) => `${p}in${k}(${p}j - d)`).join(', ');
     main.push(`    for ${p}j in range(d, d + ${n}) { print_i32(${p}entry(${args})); print_char('\\n'); }`);
   });
@@ -77,12 +81,18 @@ function run(world: World, entry: Continuation, args: Parameters<typeof interpre
   }
 }
 
+/** What `main` prints, run like the executable (argv = ['prog']), a non-zero exit status written as the native run writes it. */
+function mainOutput(world: World, main: Continuation): string {
+  const r = run(world, main, mainArguments(main, ['prog']));
+  if (r.result === '0') return r.stdout;
+  return r.stdout + (/^-?\d+$/.test(r.result) ? `<exit ${BigInt.asUintN(8, BigInt(r.result))}>` : r.result);
+}
+
 function observe(world: World, cases: readonly Case[], ids: readonly number[]): Observation {
   const byName = new Map<string, Continuation>();
   for (const c of world.continuations) if (c.external && c.hasBody) byName.set(c.name, c);
   const main = byName.get('main');
   if (!main) throw new Error('main is gone from the World');
-  const m = run(world, main, mainArguments(main, ['prog']));
   const calls = cases.map((c, i) => {
     const name = `${prefix(ids[i]!)}entry`;
     const entry = byName.get(name);
@@ -92,12 +102,12 @@ function observe(world: World, cases: readonly Case[], ids: readonly number[]): 
       return `${r.stdout}${r.result}\n`;
     });
   });
-  return { main: m.stdout + (m.result === '0' ? '' : `<main returned ${m.result}>`), calls };
+  return { main: mainOutput(world, main), calls };
 }
 
 /** What main must print given the transcripts of the exports. */
 function expectedMain(calls: readonly string[][], ids: readonly number[]): string {
-  return calls.map((t, i) => `#${ids[i]}\n${t[0]}${t.join('')}`).join('');
+  return calls.map((t, i) => `#${ids[i]}\n${t[0]}${t[0]}${t.join('')}`).join('');
 }
 
 /** The first line where `a` and `b` differ, with what each stage printed there. */
@@ -259,9 +269,7 @@ export async function mainAtEveryStage(source: string): Promise<Record<Stage, st
   const { world } = front;
   const interpretMain = (): string => {
     const main = [...world.continuations].find((c) => c.external && c.hasBody && c.name === 'main');
-    if (!main) return '<stage failed: main is gone>';
-    const r = run(world, main, mainArguments(main, ['prog']));
-    return r.stdout + (r.result === '0' ? '' : `<main returned ${r.result}>`);
+    return main ? mainOutput(world, main) : '<stage failed: main is gone>';
   };
   const out: Record<Stage, string> = { emitted: interpretMain(), pe: '', optimised: '', native: '' };
   const step = (stage: Stage, pass: () => void): boolean => {

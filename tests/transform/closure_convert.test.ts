@@ -147,12 +147,21 @@ describe('closure conversion', () => {
   it('leaves the body of vectorize a continuation for the vectoriser', () => {
     const b = new Builder();
     buildIntrinsicBodies(b);
-    expect(optimised(b).list).toEqual([]);
-    expect(verifyErrors(b.w)).toEqual([]);
-    expect(intrinsicCalls(b, 'parallel')).toEqual([]);
+    const sink = new DiagnosticSink();
+    expect(closureConvert(b.w, sink)).toBe(true);
+    expect(sink.list).toEqual([]);
     const body = intrinsicCalls(b, 'vectorize')[0]!.arg(4);
     expect(body).toBeInstanceOf(Continuation);
     expect((body as Continuation).name).toBe('vbody');
+  });
+
+  it('leaves no vectorize or parallel call after the whole pipeline', () => {
+    const b = new Builder();
+    buildIntrinsicBodies(b);
+    expect(optimised(b).list).toEqual([]);
+    expect(verifyErrors(b.w)).toEqual([]);
+    expect(intrinsicCalls(b, 'parallel')).toEqual([]);
+    expect(intrinsicCalls(b, 'vectorize')).toEqual([]);
   });
 
   it('gives the export to a converted copy when an exported function takes a function value', () => {

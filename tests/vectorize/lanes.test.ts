@@ -1,7 +1,7 @@
 // Lane queries, math intrinsics and calls inside `vectorize`, the one-lane meaning
 // of lane queries elsewhere, and what the vectoriser refuses.
-import { describe, expect, it } from 'vitest';
-import { buildNative, interpretScalar, random, vectorised } from './support.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type Native, buildNative, interpretScalar, random, vectorised } from './support.ts';
 
 describe('lane queries', () => {
   const src = [8, 16]
@@ -24,8 +24,12 @@ describe('lane queries', () => {
         lane_id() + num_lanes() * 10 + ballot(v > 3) * 100 + extract(v, 5) * 1000 + (if any(v > 0) && all(v > 1) { 10000 } else { 0 })
       }`;
 
-  it('see the active lanes of the group', async () => {
-    const lib = await buildNative(src);
+  let lib: Native;
+  beforeAll(async () => {
+    lib = await buildNative(src);
+  });
+
+  it('see the active lanes of the group', () => {
     const rnd = random(17);
     for (const w of [8, 16]) {
       for (const n of [3, w, 2 * w + 5]) {
@@ -53,8 +57,7 @@ describe('lane queries', () => {
     }
   });
 
-  it('mean one lane outside vectorize', async () => {
-    const lib = await buildNative(src);
+  it('mean one lane outside vectorize', () => {
     for (const v of [-2, 1, 7]) {
       expect(lib.call('outside', v)).toBe(interpretScalar(src, 'outside', v));
     }
@@ -75,10 +78,24 @@ describe('calls', () => {
     fn @(false) twice(v: i32) -> i32 { print_i32(v); print_char(' '); v * 2 }
     extern fn calls(n: i32, x: &mut [i32]) -> () {
       vectorize(4, 0, n, |i| { if x(i) % 2 == 0 { x(i) = twice(x(i)); } });
+    }
+    fn helper(v: i32, k: i32) -> i32 { if v > k { v * 2 } else { v - k } }
+    extern fn inlined(n: i32, x: &mut [i32]) -> () {
+      vectorize(8, 0, n, |i| { x(i) = helper(x(i), 3) + helper(i, 5); });
+    }
+    extern fn histogram(n: i32, x: &[i32], h: &mut [i32]) -> () {
+      vectorize(8, 0, n, |i| { if x(i) > 0 { atomic[i32](1u32, &mut h(x(i) % 8), 1); } });
+    }
+    extern fn swap(n: i32, x: &mut [i32], out: &mut [i32]) -> () {
+      vectorize(8, 0, n, |i| { let (old, ok) = cmpxchg[i32](&mut x(i), 5, 50); out(i) = if ok { old + 1000 } else { old }; });
     }`;
 
-  it('widen element-wise LLVM intrinsics and call anything else once per active lane', async () => {
-    const lib = await buildNative(src);
+  let lib: Native;
+  beforeAll(async () => {
+    lib = await buildNative(src);
+  });
+
+  it('widen element-wise LLVM intrinsics and call anything else once per active lane', () => {
     expect(lib.llvm).toMatch(/declare <16 x float> @llvm\.sqrt\.v16f32\(<16 x float>\)/);
     expect(lib.llvm).toMatch(/declare <16 x float> @llvm\.fma\.v16f32\(/);
     expect(lib.llvm).toMatch(/declare <16 x float> @llvm\.minnum\.v16f32\(/);
@@ -95,6 +112,35 @@ describe('calls', () => {
     interpretScalar(src, 'calls', 10, xe);
     expect(Array.from(xi)).toEqual(Array.from(xe));
   });
+
+  it('inline functions with a body, whose code is vectorised with the body', () => {
+    const start = lib.llvm.indexOf('@inlined(');
+    expect(lib.llvm.slice(start, lib.llvm.indexOf('\n}', start))).not.toMatch(/@helper/);
+    const x = Int32Array.from({ length: 19 }, (_, k) => (k * 7) % 11 - 2);
+    const expected = x.slice();
+    lib.call('inlined', 19, x);
+    interpretScalar(src, 'inlined', 19, expected);
+    expect(Array.from(x)).toEqual(Array.from(expected));
+  });
+
+  it('make atomic operations once per active lane', () => {
+    const rnd = random(3);
+    for (const n of [5, 8, 21]) {
+      const x = Int32Array.from({ length: n }, () => Math.floor(rnd() * 20) - 5);
+      const h = new Int32Array(8);
+      const he = new Int32Array(8);
+      lib.call('histogram', n, x, h);
+      interpretScalar(src, 'histogram', n, x, he);
+      expect(Array.from(h)).toEqual(Array.from(he));
+      const y = Int32Array.from({ length: n }, () => Math.floor(rnd() * 8));
+      const ye = y.slice();
+      const out = new Int32Array(n);
+      const oute = new Int32Array(n);
+      lib.call('swap', n, y, out);
+      interpretScalar(src, 'swap', n, ye, oute);
+      expect([...y, ...out]).toEqual([...ye, ...oute]);
+    }
+  });
 });
 
 describe('what cannot be vectorised is reported', () => {
@@ -105,10 +151,9 @@ describe('what cannot be vectorised is reported', () => {
   });
 
   it('refuses a local variable whose address escapes the lane', () => {
-    // Two calls, so that cleanup does not inline `set` as a function with one call site.
     const src = `
-      fn set(p: &mut i32, v: i32) -> () { *p = v; }
-      extern fn f(n: i32, y: &mut [i32]) -> () { vectorize(4, 0, n, |i| { let mut v = i; set(&mut v, 1); set(&mut v, i); y(i) = v; }); }`;
+      extern "C" { fn consume(&mut i32) -> (); }
+      extern fn f(n: i32, y: &mut [i32]) -> () { vectorize(4, 0, n, |i| { let mut v = i; consume(&mut v); y(i) = v; }); }`;
     expect(vectorised(src).errors).toEqual(['cannot vectorise a body in which the address of a local variable escapes']);
   });
 });

@@ -1,8 +1,8 @@
 // Builds Impala programs with the vectoriser in the pipeline (partial evaluation,
-// lower2cff, the vectoriser, closure conversion) into shared libraries, and runs the same programs in
-// the IR interpreter (which runs `vectorize` one iteration at a time) for the
-// reference results.
-import { mkdtemp } from 'node:fs/promises';
+// lower2cff, the vectoriser, parallel lowering, closure conversion) into shared
+// libraries, and runs the same programs in the IR interpreter (which runs
+// `vectorize` one iteration at a time) for the reference results.
+import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import koffi from 'koffi';
@@ -14,13 +14,14 @@ import { arrayCells, arrayPointer, interpret, type Value } from '../../compiler/
 import {
   type Continuation, type FnType, type IndefiniteArrayType, type IRType, type PrimType, PtrType, StructType, TupleType,
 } from '../../compiler/src/ir/index.ts';
-import { printWorld } from '../../compiler/src/ir/printer.ts';
+import { verify } from '../../compiler/src/ir/verify.ts';
 import type { World } from '../../compiler/src/ir/world.ts';
 import { partialEvaluate } from '../../compiler/src/pe/index.ts';
 import { DiagnosticSink } from '../../compiler/src/syntax/diagnostics.ts';
 import { cleanup } from '../../compiler/src/transform/cleanup.ts';
 import { closureConvert } from '../../compiler/src/transform/closure_convert.ts';
 import { lower2cff } from '../../compiler/src/transform/lower2cff.ts';
+import { lowerParallel } from '../../compiler/src/transform/lower_parallel.ts';
 import { vectorizeAll } from '../../compiler/src/vectorize/index.ts';
 
 /** A typed array for every `&[T]`/`&mut [T]` argument, a number for every scalar. */
@@ -34,41 +35,46 @@ function front(source: string): { world: World; exports: Continuation[] } {
   return { world: fe.world, exports: fe.emitted.exports };
 }
 
-/** The transformations up to code generation, with the vectoriser where it belongs. */
-export function vectorised(source: string): { world: World; errors: string[] } {
-  const { world } = front(source);
+/** The transformations up to code generation, with the vectoriser where it belongs: right after lower2cff. */
+export function vectorised(source: string): { world: World; exports: Continuation[]; errors: string[] } {
+  const { world, exports } = front(source);
   const sink = new DiagnosticSink();
-  partialEvaluate(world, { sink });
-  cleanup(world);
-  if (!sink.hasErrors && lower2cff(world, { sink })) {
+  const passes = [
+    () => partialEvaluate(world, { sink }),
+    () => lower2cff(world, { sink }),
+    () => vectorizeAll(world, sink),
+    () => lowerParallel(world, sink),
+    () => closureConvert(world, sink),
+  ];
+  for (const pass of passes) {
+    if (!pass() || sink.hasErrors) break;
     cleanup(world);
-    if (vectorizeAll(world, sink) && closureConvert(world, sink)) cleanup(world);
   }
-  return { world, errors: sink.list.filter((d) => d.severity === 'error').map((d) => d.message) };
+  return { world, exports, errors: sink.list.filter((d) => d.severity === 'error').map((d) => d.message) };
 }
 
 export interface Native {
   readonly llvm: string;
-  readonly ir: string;
   /** Calls the exported `name`; typed arrays are passed by reference and updated in place. */
   call(name: string, ...args: Arg[]): number;
 }
 
-/** Compiles `source` with the vectoriser to a shared library and loads it. */
+/** Compiles `source` with the vectoriser to a shared library and loads it; the IR must verify. */
 export async function buildNative(source: string): Promise<Native> {
-  const { world, errors } = vectorised(source);
+  const { world, exports, errors } = vectorised(source);
   if (errors.length) throw new Error(errors.join('\n'));
+  const problems = verify(world).filter((p) => !p.startsWith('note:'));
+  if (problems.length) throw new Error(`the vectorised IR does not verify:\n${problems.join('\n')}`);
   const llvm = emitLLVM(world, { moduleName: 'vectorize-test' });
-  const ir = printWorld(world);
   const dir = await mkdtemp(path.join(os.tmpdir(), 'vectorize-'));
   const lib = path.join(dir, 'lib.so');
   await llvmToSharedLibrary(llvm, lib, await buildRuntime(), { optLevel: 3 });
   const loaded = koffi.load(lib);
-  const { exports } = front(source);
+  // Loaded, the library needs no file any more.
+  await rm(dir, { recursive: true, force: true });
   const fns = new Map<string, (...a: unknown[]) => unknown>();
   return {
     llvm,
-    ir,
     call(name, ...args) {
       let f = fns.get(name);
       if (!f) {

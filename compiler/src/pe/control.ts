@@ -9,7 +9,8 @@
 // A block only forwards while nothing else reads its params: once evaluation has
 // merged code into it (`ret(m, s) = join(m, s)` with `s` printed after the
 // join), returning past it would leave that code with an unbound `s`.
-import { Continuation, type Def, Param, isLit } from '../ir/defs.ts';
+import { Continuation, type Def, Param, PrimOp, isLit } from '../ir/defs.ts';
+import { Scope } from '../ir/scope.ts';
 import type { World } from '../ir/world.ts';
 import { returnsThroughLast } from '../transform/analysis.ts';
 import { jumpFolded } from '../transform/mangle.ts';
@@ -61,11 +62,34 @@ function forwardee(world: World, start: Def): Def {
 /**
  * Whether `f`'s body only passes its params and values from outside it on to one
  * of its continuation params: a specialisation evaluated down to `return(42)`,
- * or a function that forwards. Such a body is valid at every call of `f`.
+ * or a function that forwards. Such a body is valid at every call of `f`. A
+ * closure nested in `f` (`|z| z * n` returned by `fn mk(n)`) is not from
+ * outside: it reads `f`'s params from its own body, which a caller cannot bind.
  */
 export function isPlainJump(f: Continuation): boolean {
   const to = f.callee;
-  return to instanceof Param && to.continuation === f && f.args.every((a) => ownParam(a, f) || !readsParamsOf([a], f));
+  if (!(to instanceof Param) || to.continuation !== f) return false;
+  const values = f.args.filter((a) => !ownParam(a, f));
+  if (readsParamsOf(values, f)) return false;
+  const mentioned = mentionedContinuations(values);
+  if (mentioned.length === 0) return true;
+  const scope = new Scope(f);
+  return mentioned.every((c) => !scope.contains(c));
+}
+
+/** The continuations `defs` are or contain through primops. */
+function mentionedContinuations(defs: readonly Def[]): Continuation[] {
+  const found: Continuation[] = [];
+  const seen = new Set<Def>();
+  const stack = [...defs];
+  while (stack.length) {
+    const d = stack.pop()!;
+    if (seen.has(d)) continue;
+    seen.add(d);
+    if (d instanceof Continuation) found.push(d);
+    else if (d instanceof PrimOp) stack.push(...d.ops);
+  }
+  return found;
 }
 
 /**

@@ -23,8 +23,8 @@ export interface Facts {
   closed(c: Continuation): boolean;
   /** Whether a value uses no param, directly or through the continuations it mentions. */
   valueClosed(d: Def): boolean;
-  /** Params that `c`'s recursion changes (see `nonStaticParams`). */
-  moving(c: Continuation): ReadonlySet<number>;
+  /** Params that `c`'s recursion changes for a call passing `args` (see `nonStaticParams`). */
+  moving(c: Continuation, args: readonly Def[]): ReadonlySet<number>;
 }
 
 /** The callee of `u`'s body if the evaluator may specialise it, and whether `@@` forces the call. */
@@ -57,7 +57,7 @@ export function decide(u: Continuation, callee: Continuation, forced: boolean, f
     for (const p of candidates) if (filterFires(p)) mark(p, 'filter');
     const higherOrder = candidates.filter((p) => dropped[p.index] === null && typeOrder(p.type) > 0);
     if (higherOrder.length === 0) return decision(callee, dropped, reasons);
-    const nonStatic = facts.moving(callee);
+    const nonStatic = facts.moving(callee, u.args);
     const unfolding = reasons.some((r, i) => r === 'filter' && nonStatic.has(i));
     const moving = unfolding ? new Set<number>() : nonStatic;
     const ret = callee.retParam;

@@ -34,7 +34,7 @@ import { jumpFolded, mangleWith, specialiseWith } from '../transform/mangle.ts';
 import { foldBranch, isPlainJump, jumpThrough, resolveReturn } from './control.ts';
 import { type Decision, type Facts, callTarget, decide } from './decide.ts';
 import { describe, paramName, spanText } from './describe.ts';
-import { nonStaticParams } from './higher-order.ts';
+import { type Recursion, nonStaticParams, recursion } from './higher-order.ts';
 import { callers, isLive, readsParamsOf, soleCaller } from './liveness.ts';
 
 export interface PeOptions {
@@ -80,7 +80,7 @@ class Evaluator implements Facts {
   // Facts of the current round.
   private live = new Set<Continuation>();
   private free = new Closedness([]);
-  private readonly movingOf = new Map<Continuation, Set<number>>();
+  private readonly recursionOf = new Map<Continuation, Recursion>();
   private readonly valueClosedOf = new Map<Def, boolean>();
 
   constructor(readonly world: World, private readonly opts: PeOptions) {
@@ -128,7 +128,7 @@ class Evaluator implements Facts {
     // Before any specialisation copies them: the recursion of a generic body is only seen to be static this way.
     for (const c of r.continuations) if (c.hasBody) resolveReturn(this.world, c);
     this.free = new Closedness(r.continuations);
-    this.movingOf.clear();
+    this.recursionOf.clear();
     this.valueClosedOf.clear();
     this.fresh.clear();
   }
@@ -166,10 +166,10 @@ class Evaluator implements Facts {
     return memo.get(root)!;
   }
 
-  moving(c: Continuation): ReadonlySet<number> {
-    let m = this.movingOf.get(c);
-    if (!m) this.movingOf.set(c, (m = nonStaticParams(c)));
-    return m;
+  moving(c: Continuation, args: readonly Def[]): ReadonlySet<number> {
+    let r = this.recursionOf.get(c);
+    if (!r) this.recursionOf.set(c, (r = recursion(c)));
+    return nonStaticParams(r, args);
   }
 
   // ------------------------------------------------------------ calls

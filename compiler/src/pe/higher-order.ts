@@ -12,6 +12,11 @@
 // evaluator lifts it where a filter already specialises a non-static argument
 // (`n` of `fn @(?n) pow`): the filter then decides how far the recursion
 // unfolds, and the closures are specialised along with it.
+// A recursion that passes, instead of the param, a value from outside the
+// callee is static for a call passing that same value: the specialisation's
+// recursive calls pass the dropped value and are rewired to it. This is how a
+// `break` out of a non-tail recursive generator (the recursive call returns to
+// the loop's exit, the outer call too) becomes a loop instead of a closure.
 import { Continuation, type Def, Param } from '../ir/defs.ts';
 import { Scope } from '../ir/scope.ts';
 import { typeOrder } from '../ir/types.ts';
@@ -38,14 +43,38 @@ function isStandardReturn(a: Def): boolean {
   return isReturnParam(a) || (a instanceof Continuation && a.hasBody && a.fnType.order === 1);
 }
 
-/** Indices of the params that some recursive call inside `callee` changes (the non-static arguments). */
-export function nonStaticParams(callee: Continuation): Set<number> {
-  const moving = new Set<number>();
-  for (const c of new Scope(callee).continuations) {
+/** Per param index, what recursive calls pass instead of the param (see `recursion`). */
+export type Recursion = ReadonlyMap<number, ReadonlySet<Def> | 'varies'>;
+
+/**
+ * What the recursive calls inside `callee` pass instead of each param: the
+ * values from outside `callee`, or 'varies' when some call passes a value of
+ * `callee`'s own scope (different in each activation).
+ */
+export function recursion(callee: Continuation): Recursion {
+  const passed = new Map<number, Set<Def> | 'varies'>();
+  const scope = new Scope(callee);
+  for (const c of scope.continuations) {
     if (!c.hasBody || c.callee !== callee || c.args.length !== callee.params.length) continue;
     c.args.forEach((a, i) => {
-      if (a !== callee.param(i)) moving.add(i);
+      if (a === callee.param(i)) return;
+      const values = passed.get(i) ?? new Set<Def>();
+      if (values === 'varies' || scope.contains(a)) {
+        passed.set(i, 'varies');
+      } else {
+        values.add(a);
+        passed.set(i, values);
+      }
     });
+  }
+  return passed;
+}
+
+/** Indices of the params that the recursion changes for the call `callee(args…)` (the non-static arguments). */
+export function nonStaticParams(r: Recursion, args: readonly Def[]): Set<number> {
+  const moving = new Set<number>();
+  for (const [i, values] of r) {
+    if (values === 'varies' || [...values].some((v) => v !== args[i])) moving.add(i);
   }
   return moving;
 }

@@ -11,7 +11,7 @@ import { isLaneQuery, llvmSuffix, mathIntrinsic } from './lanes.ts';
 import type { Simd } from './simd.ts';
 
 /** Intrinsics that are ordinary calls for each lane. */
-const perLaneIntrinsics = new Set(['atomic']);
+const perLaneIntrinsics = new Set(['atomic', 'cmpxchg']);
 
 export class Calls {
   constructor(private readonly simd: Simd) {}
@@ -90,7 +90,7 @@ export class Calls {
 }
 
 /** The value a call of `callee` returns (null for none). */
-export function resultType(callee: Def): IRType | null {
+function resultType(callee: Def): IRType | null {
   const t = callee.type as FnType;
   const ret = t.params[t.params.length - 1];
   return ret instanceof FnType && ret.params.length > 1 ? ret.params[1]! : null;

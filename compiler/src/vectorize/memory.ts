@@ -6,6 +6,9 @@
 // intrinsics, or skip a scalar access when no lane is active, so inactive lanes
 // touch no memory. Vector accesses always go through the masked intrinsics, which
 // carry the element's alignment (a plain vector load would assume the vector's).
+// Varying accesses to aggregates go element by element. A local variable of the
+// body lives in lane storage (a vector per variable), read whole and blended under
+// the mask when written.
 import { type Def, isLit, PrimOp } from '../ir/defs.ts';
 import {
   DefiniteArrayType, IndefiniteArrayType, type IRType, PrimType, PtrType, PtrVectorType, StructType, TupleType,

@@ -21,6 +21,7 @@ import { Calls } from './calls.ts';
 import { BodyCfg } from './cfg.ts';
 import { Divergence } from './divergence.ts';
 import { unsupported, VectorizeError } from './error.ts';
+import { inlineCalls } from './inline.ts';
 import { type BodyInfo, Iteration } from './iteration.ts';
 import { linearize } from './linearize.ts';
 import { type Loop, LoopForest } from './loops.ts';
@@ -36,6 +37,7 @@ export function vectorizeCall(world: World, call: Continuation): void {
     throw new VectorizeError('vectorize: the vector length must be a power of two from 1 to 64 known at compile time');
   }
   if (!(body instanceof Continuation) || !body.hasBody) unsupported('a body that is not a known function');
+  inlineCalls(world, body);
   const cfg = new BodyCfg(body);
   const { env, slots } = freeDefs(cfg);
   const i32 = world.prim('i32');
