@@ -67,4 +67,24 @@ describe('partial evaluation regressions', () => {
       [3n],
     );
   });
+
+  it('copies a filter that inlining made stale with the params it stands for now', () => {
+    // range's loop inside `fold` gets the filter `?a & ?n` on fold's `n`; inlining fold into `r`
+    // replaces that `n` by r's, which the filter, outside the graph, does not see. Specialising
+    // `r` for 0 copied the stale filter and the next sweep made it read r's `n` from `test`.
+    expectSameAfterEvaluation(
+      `fn fold(n: i32, f: fn(i32) -> i32) -> i32 { let mut acc = 0; for i in range(0, n) { acc = f(i); } acc }
+       fn @(?n) r(n: i32) -> i32 { if n <= 0 { fold(n, |j: i32| 0) } else { 1 - r(n - 1) } }
+       extern fn test(d: i32) -> i32 {
+           let mut s = 0;
+           let p = |z: i32| { s += r(z); };
+           p(d);
+           p(0);
+           s
+       }`,
+      '',
+      1n,
+      [1n],
+    );
+  });
 });

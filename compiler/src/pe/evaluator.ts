@@ -203,6 +203,7 @@ class Evaluator implements Facts {
     if (!spec || !isLive(this.world, spec)) {
       if (!this.spend(u, d)) return 'stopped';
       this.traceDecision(u, d);
+      this.refreshFilters(f);
       // With every param dropped the clone is the call's own copy of the body: no memo, no recursion to rewire.
       const m = all ? mangleWith(this.world, new Scope(f), d.dropped, []) : specialiseWith(this.world, f, d.dropped);
       spec = m.entry;
@@ -218,6 +219,16 @@ class Evaluator implements Facts {
     }
     u.jump(spec, u.args.filter((_, i) => d.dropped[i] === null));
     return 'changed';
+  }
+
+  /**
+   * Brings the filters of `f`'s scope up to date before they are copied. Filters
+   * are outside the graph, so inlining this round replaced params without them;
+   * a copy of a stale filter keeps a param that is gone (`?n` of `fold` inlined
+   * into `r`), which the next sweep turns into a param of another scope.
+   */
+  private refreshFilters(f: Continuation): void {
+    for (const c of new Scope(f).continuations) if (c.filter) c.filter = c.filter.map((x) => this.world.substitute(x));
   }
 
   /** `f` is called only by `u`, from outside `f`: the call can become `f`'s body. */
