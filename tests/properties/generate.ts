@@ -317,7 +317,7 @@ class Gen {
     ]);
   }
 
-  /** `f(x)`, `pp_apply2(f, x)` or `pp_apply2(|z| …, x)` for the closures in scope. */
+  /** A closure called directly, through `pp_apply`/`pp_apply2`, as returned by `pp_adder`, or composed by `pp_compose`. */
   private closureCall(env: readonly Var[], d: number, ctx: Ctx): Expr {
     const fns = env.filter((v) => v.kind === 'fn');
     const arg = this.expr('i32', env, d - 1, ctx);
@@ -356,7 +356,7 @@ class Gen {
         // `$` hides the argument from the evaluator; the value is the same.
         args.push(...(this.chance(0.1) ? ['$(', e, ')'] : [e]));
       } else {
-        // An aggregate argument: any variable of the same shape in scope, else the helper's own literal shape is not reusable.
+        // An aggregate argument needs a variable of the same shape in scope; without one a leaf stands in for the call.
         const same = env.filter((v) => sameShape(v, p.agg));
         if (!same.length) return this.leaf(t, env, ctx);
         args.push(nameUse(this.pick(same).name));
@@ -408,17 +408,18 @@ class Gen {
   /** A call of a new helper returning a tuple of `ts`, computed by statements. */
   private tupleHelperCall(ts: readonly Scalar[], env: readonly Var[], d: number, ctx: Ctx): Part[] {
     const name = this.fresh('h');
-    const penv: Var[] = Array.from({ length: this.r.int(1, 2) }, () => ({ kind: 'scalar', name: this.fresh('q'), t: this.scalar(), mut: false }));
+    const params = Array.from({ length: this.r.int(1, 2) }, () => ({ name: this.fresh('q'), t: this.scalar() }));
+    const penv: Var[] = params.map((p) => ({ kind: 'scalar', ...p, mut: false }));
     const hctx: Ctx = { loop: null, loopDepth: 0, depth: 1, ret: null, helper: true };
     const { stmts, env: scope } = this.stmts(penv, hctx, this.r.int(0, 3));
     const tail = op(null, '(', ...ts.flatMap((t, i) => [...(i ? [', '] : []), this.expr(t, scope, 2, hctx)]), ')');
-    const sig = penv.map((p) => `${p.name}: ${(p as Extract<Var, { kind: 'scalar' }>).t}`).join(', ');
+    const sig = params.map((p) => `${p.name}: ${p.t}`).join(', ');
     this.items.push({
       name,
-      binds: penv.map((p) => p.name),
+      binds: params.map((p) => p.name),
       parts: ['fn ', itemUse(name), `(${sig}) -> (${ts.join(', ')}) `, block(stmts, tail)],
     });
-    const args = penv.flatMap((p, i) => [...(i ? [', '] : []), this.expr((p as Extract<Var, { kind: 'scalar' }>).t, env, d - 1, ctx)]);
+    const args = params.flatMap((p, i) => [...(i ? [', '] : []), this.expr(p.t, env, d - 1, ctx)]);
     return [itemUse(name), '(', ...args, ')'];
   }
 
