@@ -1,7 +1,7 @@
 // Scalar and SIMD arithmetic with the semantics of the LLVM code the backend emits:
 // integers wrap to their width, f32/f16 round after every operation, vectors work lane by lane.
 import type { ArithOpTag, CmpOpTag } from '../ir/defs.ts';
-import { normaliseLit } from '../ir/world.ts';
+import { compareLits, normaliseLit } from '../ir/world.ts';
 import type { PrimType } from '../ir/types.ts';
 import { InterpError, type Value } from './values.ts';
 
@@ -139,19 +139,8 @@ function scalarArith(tag: ArithOpTag, t: PrimType, x: Scalar, y: Scalar): Scalar
 
 /** `t` is the operand type; the result is bool (or a vector of bools). */
 export function compare(tag: CmpOpTag, t: PrimType, a: Value, b: Value): Value {
-  if (t.length === 1) return scalarCompare(tag, a as Scalar, b as Scalar);
-  return lanes(t, (x, y) => scalarCompare(tag, x, y), a, b);
-}
-
-function scalarCompare(tag: CmpOpTag, x: Scalar, y: Scalar): boolean {
-  switch (tag) {
-    case 'eq': return x === y;
-    case 'ne': return x !== y;
-    case 'lt': return x < y;
-    case 'le': return x <= y;
-    case 'gt': return x > y;
-    case 'ge': return x >= y;
-  }
+  if (t.length === 1) return compareLits(tag, a as Scalar, b as Scalar);
+  return lanes(t, (x, y) => compareLits(tag, x, y), a, b);
 }
 
 /** `as` between numeric types (the same conversions the World folds literals with). */

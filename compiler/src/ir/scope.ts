@@ -4,6 +4,7 @@
 // (top-level) function.
 import { Continuation, type Def, Param, PrimOp } from './defs.ts';
 import { isStatic } from './world.ts';
+import { reversePostOrder } from './order.ts';
 
 export class Scope {
   readonly defs = new Set<Def>();
@@ -41,23 +42,9 @@ export class Scope {
     return c.ops.filter((o): o is Continuation => o instanceof Continuation && o !== this.entry && this.defs.has(o));
   }
 
-  /** Iterative: fully unrolled code chains thousands of blocks. */
   private reversePostOrder(): Continuation[] {
-    const seen = new Set<Continuation>([this.entry]);
-    const post: Continuation[] = [];
-    const stack: [Continuation, Continuation[]][] = [[this.entry, this.successors(this.entry)]];
-    while (stack.length) {
-      const top = stack[stack.length - 1]!;
-      const next = top[1].pop();
-      if (next === undefined) {
-        stack.pop();
-        post.push(top[0]);
-      } else if (!seen.has(next)) {
-        seen.add(next);
-        stack.push([next, this.successors(next)]);
-      }
-    }
-    const rpo = post.reverse();
+    const rpo = reversePostOrder(this.entry, (c) => this.successors(c));
+    const seen = new Set(rpo);
     // Continuations only referenced from primops or as values are still part of the scope.
     for (const d of this.defs) if (d instanceof Continuation && !seen.has(d)) rpo.push(d);
     return rpo;

@@ -226,7 +226,7 @@ export class World {
     if (commutative.has(tag) && isLit(a) && !isLit(b)) [a, b] = [b, a];
     const x = litValue(a);
     const y = litValue(b);
-    if (x !== undefined && y !== undefined) return this.lit(boolT, foldCmp(tag, x, y));
+    if (x !== undefined && y !== undefined) return this.lit(boolT, compareLits(tag, x, y));
     if (a === b && t.length === 1 && !t.isFloat) return this.lit(boolT, tag === 'eq' || tag === 'le' || tag === 'ge');
     return this.make(tag, boolT, [a, b]);
   }
@@ -651,7 +651,8 @@ function foldArith(tag: ArithOpTag, t: PrimType, x: LitValue, y: LitValue): LitV
   }
 }
 
-function foldCmp(tag: CmpOpTag, x: LitValue, y: LitValue): boolean {
+/** A comparison of two literal values of the same type (also the interpreter's scalar compare). */
+export function compareLits(tag: CmpOpTag, x: LitValue, y: LitValue): boolean {
   switch (tag) {
     case 'eq': return x === y;
     case 'ne': return x !== y;

@@ -4,6 +4,7 @@
 // jump, a branch, a match or a call that returns to another block (or to EXIT),
 // and performs the effects on its memory chain in order.
 import { Continuation, type Def, Param, PrimOp } from '../ir/defs.ts';
+import { reversePostOrder } from '../ir/order.ts';
 import { Scope } from '../ir/scope.ts';
 import { FnType } from '../ir/types.ts';
 import { unsupported, VectorizeError } from './error.ts';
@@ -42,21 +43,7 @@ export class BodyCfg {
     const ret = entry.retParam;
     if (!ret || entry.params.length !== 3) throw new VectorizeError(`vectorize: the body must have the type fn(i32) -> ()`);
     this.exitParam = ret;
-    const seen = new Set<Continuation>([entry]);
-    const post: Continuation[] = [];
-    const stack: [Continuation, Continuation[]][] = [[entry, this.visit(entry)]];
-    while (stack.length) {
-      const top = stack[stack.length - 1]!;
-      const next = top[1].pop();
-      if (next === undefined) {
-        stack.pop();
-        post.push(top[0]);
-      } else if (!seen.has(next)) {
-        seen.add(next);
-        stack.push([next, this.visit(next)]);
-      }
-    }
-    this.blocks = post.reverse();
+    this.blocks = reversePostOrder(entry, (b) => this.visit(b));
     for (const b of this.blocks) {
       this.preds.set(b, []);
       for (const p of b.params) this.home.set(p, b);

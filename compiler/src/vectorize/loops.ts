@@ -5,6 +5,7 @@
 // of the graph without back edges in which every loop's blocks are contiguous,
 // header first, so that all lanes that reach a block arrive before it runs.
 import { Continuation } from '../ir/defs.ts';
+import { reversePostOrder } from '../ir/order.ts';
 import { type BodyCfg, EXIT, type Target } from './cfg.ts';
 import { unsupported } from './error.ts';
 
@@ -138,24 +139,8 @@ export class LoopForest {
         if (to !== from && !list.includes(to)) list.push(to);
       }
     }
-    const seen = new Set<Continuation | Loop>();
-    const post: (Continuation | Loop)[] = [];
-    const start = rep(entry);
-    seen.add(start);
-    const stack: [Continuation | Loop, (Continuation | Loop)[]][] = [[start, [...succs.get(start)!]]];
-    while (stack.length) {
-      const top = stack[stack.length - 1]!;
-      // Popping from the end visits later successors first, so the first successor comes first in the order.
-      const next = top[1].pop();
-      if (next === undefined) {
-        stack.pop();
-        post.push(top[0]);
-      } else if (!seen.has(next)) {
-        seen.add(next);
-        stack.push([next, [...succs.get(next)!]]);
-      }
-    }
-    return post.reverse().map((n): Item => {
+    // Successors are visited last to first, so the first successor comes first in the order.
+    return reversePostOrder<Continuation | Loop>(rep(entry), (n) => succs.get(n)!).map((n): Item => {
       if (n instanceof Continuation) return { kind: 'block', block: n };
       const blocks = this.cfg.blocks.filter((b) => n.blocks.has(b));
       return { kind: 'loop', loop: n, items: this.linearise(blocks, n.header, n) };
