@@ -55,9 +55,9 @@ try {
   const input = await readImage(imagePath);
   const channels = input.channels;
   const jobs = [
-    { title: 'blur 3×3 (Fig. 2), u8', file: 'blur.png', variant: { pipeline: 'box3', type: 'u8', channels, schedule: 'tile', boundary: 'clamp' } },
-    { title: 'Gaussian 5×5, u8', file: 'gauss.png', variant: { pipeline: 'gauss5', type: 'u8', channels, schedule: 'tile', boundary: 'mirror' } },
-    { title: 'Harris corners, f32', file: 'corners.png', variant: { pipeline: 'harris', type: 'u8', channels, schedule: 'tile', boundary: 'clamp' } },
+    { title: 'blur 3×3 (Fig. 2), u8', file: 'blur.png', variant: { pipeline: 'box3', type: 'u8', channels, schedule: 'opt', boundary: 'clamp' } },
+    { title: 'Gaussian 5×5, u8', file: 'gauss.png', variant: { pipeline: 'gauss5', type: 'u8', channels, schedule: 'opt', boundary: 'mirror' } },
+    { title: 'Harris corners, f32', file: 'corners.png', variant: { pipeline: 'harris', type: 'u8', channels, schedule: 'opt', boundary: 'clamp' } },
   ];
   for (const job of jobs) {
     const started = Date.now();

@@ -8,7 +8,7 @@ import type { SourceFile } from '../../compiler/src/syntax/diagnostics.ts';
 import { type Image, type Pixels, makeImage } from './image.ts';
 import { checkVariant, entryFunction, exportName, isFloatPipeline, type Variant } from './variants.ts';
 
-const LIBRARY_FILES = ['schedule.impala', 'boundary.impala', 'image.impala', 'pipelines.impala'];
+const LIBRARY_FILES = ['schedule.impala', 'boundary.impala', 'image.impala', 'pipelines.impala', 'effects.impala', 'gpu.impala'];
 
 /** The library's Impala sources, with paths relative to the repository for diagnostics. */
 export function librarySources(): SourceFile[] {
@@ -65,7 +65,9 @@ export async function compileKernels(variants: readonly Variant[], options: Comp
         run(input, opts = {}) {
           checkInput(variant, input);
           const output = opts.output ?? outputFor(variant, input);
-          fn(input.data, output.data, input.width, input.height, opts.outside ?? 0);
+          const outside = opts.outside ?? 0;
+          checkOutside(variant, outside);
+          fn(input.data, output.data, input.width, input.height, outside);
           return output;
         },
       };
@@ -82,6 +84,18 @@ export async function compileKernel(variant: Variant, options?: CompileOptions):
 export function outputFor(variant: Variant, input: Image): Image {
   if (isFloatPipeline(variant.pipeline)) return makeImage('f32', input.width, input.height, 1);
   return makeImage(input.type, input.width, input.height, input.channels);
+}
+
+/** The value outside the image is a pixel of the input's type (gray in [0, 1] for Harris on u8). */
+function checkOutside(v: Variant, outside: number): void {
+  if (!Number.isFinite(outside)) throw new Error(`the value outside the image must be a finite number, not ${outside}`);
+  if (isFloatPipeline(v.pipeline)) return;
+  if (v.type === 'u8' && !(Number.isInteger(outside) && outside >= 0 && outside <= 255)) {
+    throw new Error(`the value outside a u8 image must be an integer from 0 to 255, not ${outside}`);
+  }
+  if (v.type === 'i32' && !(Number.isInteger(outside) && outside >= -(2 ** 31) && outside < 2 ** 31)) {
+    throw new Error(`the value outside an i32 image must be a 32-bit integer, not ${outside}`);
+  }
 }
 
 function checkInput(v: Variant, img: Image): void {

@@ -2,11 +2,13 @@
 // Everything here is static: the host writes it into the entry module, and partial
 // evaluation turns the combination into one specialised kernel.
 
-export const PIPELINES = ['box3', 'gauss5', 'sobel', 'unsharp', 'harris'] as const;
+export const PIPELINES = ['box3', 'gauss5', 'sobel', 'unsharp', 'harris', 'gradient', 'heat', 'wave'] as const;
 export type Pipeline = (typeof PIPELINES)[number];
 
-export const SCHEDULES = ['seq', 'par', 'tile', 'opt'] as const;
-export type Schedule = (typeof SCHEDULES)[number];
+export const SCHEDULES = ['seq', 'par', 'tile', 'vec', 'opt'] as const;
+/** Schedules for GPUs (libs/image/gpu.impala): named already, refused by checkVariant until the GPU backend exists. */
+export const GPU_SCHEDULES = ['gpu'] as const;
+export type Schedule = (typeof SCHEDULES)[number] | (typeof GPU_SCHEDULES)[number];
 
 export const BOUNDARIES = ['clamp', 'mirror', 'repeat', 'const'] as const;
 export type Boundary = (typeof BOUNDARIES)[number];
@@ -22,21 +24,45 @@ export interface Variant {
   /** The element type of the input image. */
   type: ElementType;
   channels: 1 | 2 | 3 | 4;
+  /** heat and wave only: the frame of their animation (the paper's `iter`), DEFAULT_ITER when omitted. */
+  iter?: number;
+}
+
+/** heat runs this many diffusion steps and wave draws this frame unless a variant says otherwise. */
+export const DEFAULT_ITER = 10;
+const MAX_ITER = 1_000_000;
+
+/** The pipelines of the MetaOCaml paper's animations, which take the frame `iter` as a static argument. */
+export function takesIter(p: Pipeline): boolean {
+  return p === 'heat' || p === 'wave';
 }
 
 export const SCHEDULE_DESCRIPTIONS: Record<Schedule, string> = {
   seq: 'rows then columns, one thread',
   par: 'rows spread over all cores (TBB), columns sequential',
-  tile: '512 × 32 tiles, rows of tiles over all cores',
-  opt: '512 × 32 tiles, rows of tiles over all cores, 8-lane vectorize inside tiles (needs the vectoriser)',
+  tile: '512 × 32 tiles, rows of tiles over all cores; stages produced for the whole image first',
+  vec: 'as tile, with 512-bit vectorize inside tiles (16 lanes of 32 bits, 32 of 16)',
+  opt: 'as vec, with every stage fused into the tiles of the next (compute-at, per-tile temporaries)',
+  gpu: 'one work item per pixel in 32 × 4 blocks on NVIDIA GPU 0 (NVVM), stages produced for the whole image first (needs the GPU backend)',
 };
 
-const SCHEDULE_IMPALA: Record<Schedule, string> = {
-  seq: 'combine_xy(seq(), seq())',
-  par: 'combine_xy(seq(), par(0))',
-  tile: 'tile(512, 32, seq(), par(0))',
-  opt: 'tile(512, 32, vec(8), par(0))',
-};
+/** The Stages value of a schedule; `lanes` is the vector width of the kernel's compute type (16 for 32-bit types on AVX-512). */
+function scheduleImpala(schedule: Schedule, lanes = 16): string {
+  switch (schedule) {
+    case 'seq':
+      return 'seq_stages()';
+    case 'par':
+      return 'par_stages()';
+    case 'tile':
+      return 'produce_root(tiled(512, 32, par(0), combine_xy(seq(), seq())))';
+    case 'vec':
+      return `produce_root(tiled(512, 32, par(0), combine_xy(vec(${lanes}), seq())))`;
+    case 'opt':
+      return `compute_at(tiled(512, 32, par(0), combine_xy(vec(${lanes}), seq())))`;
+    case 'gpu':
+      return 'tiled(0, 0, seq(), tile_gpu(nvvm_accelerator(0), 32, 4))';
+  }
+}
 
 const BOUNDARY_IMPALA: Record<Boundary, string> = {
   clamp: 'clamp_mode()',
@@ -52,22 +78,28 @@ export function isFloatPipeline(p: Pipeline): boolean {
 
 /** Throws a message for a user when the combination is not supported. */
 export function checkVariant(v: Variant): void {
+  if ((GPU_SCHEDULES as readonly string[]).includes(v.schedule)) throw new Error('GPU schedules need the GPU backend (not built yet)');
   if (isFloatPipeline(v.pipeline)) {
     if (v.type === 'i32') throw new Error(`${v.pipeline} takes u8 or f32 images, not i32`);
     if (v.type === 'f32' && v.channels !== 1) throw new Error(`${v.pipeline} on f32 takes a gray image (1 channel), not ${v.channels}`);
   } else if (v.type === 'f32') {
     throw new Error(`${v.pipeline} computes in integers and takes u8 or i32 images, not f32`);
   }
+  if (v.iter !== undefined) {
+    if (!takesIter(v.pipeline)) throw new Error(`${v.pipeline} has no frame number (iter); only heat and wave do`);
+    if (!Number.isInteger(v.iter) || v.iter < 0 || v.iter > MAX_ITER) throw new Error(`iter must be an integer from 0 to ${MAX_ITER}, got ${v.iter}`);
+  }
 }
 
 export function exportName(v: Variant): string {
-  return `${v.pipeline}_${v.type}_c${v.channels}_${v.schedule}_${v.boundary}`;
+  const iter = takesIter(v.pipeline) ? `_iter${v.iter ?? DEFAULT_ITER}` : '';
+  return `${v.pipeline}${iter}_${v.type}_c${v.channels}_${v.schedule}_${v.boundary}`;
 }
 
 /** The exported entry of one variant: `name(in, out, width, height, outside)`. */
 export function entryFunction(v: Variant): string {
   checkVariant(v);
-  const schedule = SCHEDULE_IMPALA[v.schedule];
+  const schedule = scheduleImpala(v.schedule);
   const mode = BOUNDARY_IMPALA[v.boundary];
   const name = exportName(v);
   if (isFloatPipeline(v.pipeline)) {
@@ -78,11 +110,22 @@ export function entryFunction(v: Variant): string {
       `}`,
     ].join('\n');
   }
+  if (v.pipeline === 'gauss5' && v.type === 'u8') {
+    return [
+      `extern fn ${name}(inp: &mut [u8], out: &mut [u8], w: i32, h: i32, outside: i32) -> () {`,
+      `    for c in unroll(0, ${v.channels}) {`,
+      `        gauss5_u8(inp, out, w, h, ${v.channels}, c, ${scheduleImpala(v.schedule, 32)}, ${mode}, outside as u8)`,
+      `    }`,
+      `}`,
+    ].join('\n');
+  }
   const channel = `channel_${v.type}`;
+  // heat(n) and wave(n) return the pipeline for frame n.
+  const pipeline = takesIter(v.pipeline) ? `${v.pipeline}(${v.iter ?? DEFAULT_ITER})` : v.pipeline;
   return [
     `extern fn ${name}(inp: &mut [${v.type}], out: &mut [${v.type}], w: i32, h: i32, outside: i32) -> () {`,
     `    for c in unroll(0, ${v.channels}) {`,
-    `        ${v.pipeline}(${channel}(inp, w, h, ${v.channels}, c), ${channel}(out, w, h, ${v.channels}, c), ${schedule}, ${mode}, outside)`,
+    `        ${pipeline}(${channel}(inp, w, h, ${v.channels}, c), ${channel}(out, w, h, ${v.channels}, c), ${schedule}, ${mode}, outside)`,
     `    }`,
     `}`,
   ].join('\n');

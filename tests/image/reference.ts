@@ -3,7 +3,7 @@
 // only) rather than from the Impala, so that agreement means something.
 import type { Image } from '../../libs/image/image.ts';
 import { makeImage } from '../../libs/image/image.ts';
-import type { Boundary, Pipeline } from '../../libs/image/variants.ts';
+import { type Boundary, DEFAULT_ITER, type Pipeline } from '../../libs/image/variants.ts';
 
 type Plane = (x: number, y: number) => number;
 
@@ -32,7 +32,7 @@ function extend(mode: Boundary, outside: number, w: number, h: number, at: (x: n
 
 const idiv = (a: number, b: number) => Math.trunc(a / b);
 
-const INTEGER_OPS: Record<Exclude<Pipeline, 'harris'>, (r: Plane, x: number, y: number) => number> = {
+const INTEGER_OPS: Record<Exclude<Pipeline, 'harris' | 'heat' | 'wave'>, (r: Plane, x: number, y: number) => number> = {
   box3(r, x, y) {
     const bx = (x: number, y: number) => idiv(r(x - 1, y) + r(x, y) + r(x + 1, y), 3);
     return idiv(bx(x, y - 1) + bx(x, y) + bx(x, y + 1), 3);
@@ -44,7 +44,68 @@ const INTEGER_OPS: Record<Exclude<Pipeline, 'harris'>, (r: Plane, x: number, y: 
     const gy = r(x - 1, y + 1) + 2 * r(x, y + 1) + r(x + 1, y + 1) - (r(x - 1, y - 1) + 2 * r(x, y - 1) + r(x + 1, y - 1));
     return Math.abs(gx) + Math.abs(gy);
   },
+  gradient: (r, x, y) => convolve(GRADIENT, r, x, y),
 };
+
+// Herrmann and Langhammer (SCP 2006), Section 7: matrices indexed [row][column].
+const GRADIENT = [
+  [1, 0, -1],
+  [2, 0, -2],
+  [1, 0, -1],
+];
+const HEAT = [
+  [0, 1, 3, 1, 0],
+  [1, 2, 4, 2, 1],
+  [3, 4, 6, 4, 3],
+  [1, 2, 4, 2, 1],
+  [0, 1, 3, 1, 0],
+];
+
+/** The paper's convolution (Section 7.1): J(row, col) = Σ M(i, j) · I(row − i + k, col − j + k), k = ⌊(m − 1) / 2⌋. */
+function convolve(m: number[][], r: Plane, x: number, y: number): number {
+  const k = Math.floor((m.length - 1) / 2);
+  let sum = 0;
+  for (let i = 0; i < m.length; i++) {
+    for (let j = 0; j < m.length; j++) sum += m[i]![j]! * r(x - j + k, y - i + k);
+  }
+  return sum;
+}
+
+/** Temperature distribution (Section 7.2) on one channel: `iterations` blur steps with the paper's matrix, rounded, each but a disc of radius 20 that moves with the step number, which is held at 0. */
+function heat(plane: Int32Array, w: number, h: number, mode: Boundary, outside: number, iterations: number): Int32Array {
+  const weight = HEAT.flat().reduce((a, b) => a + b, 0);
+  let cur = plane;
+  for (let iter = 0; iter < iterations; iter++) {
+    const obr = Math.trunc(h / 10) + iter * (h / 150) + Math.trunc(h / 4) * Math.sin(iter / 10);
+    const obc = Math.trunc(w / 2) + Math.trunc(w / 4) * Math.cos(iter / 30);
+    const src = cur;
+    const r = extend(mode, outside, w, h, (x, y) => src[y * w + x]!);
+    const next = new Int32Array(w * h);
+    for (let y = 0; y < h; y++) {
+      for (let x = 0; x < w; x++) {
+        const dc = x - obc;
+        const dr = y - obr;
+        next[y * w + x] = dc * dc + dr * dr <= 20 * 20 ? 0 : idiv(convolve(HEAT, r, x, y) + weight / 2, weight);
+      }
+    }
+    cur = next;
+  }
+  return cur;
+}
+
+/** Wave animation (Section 7.3), frame `iter`: row y shows row y + ⌊20 · sin((iter + y) · 3.14 / 30)⌋, that row placed by the boundary mode. */
+function wave(plane: Int32Array, w: number, h: number, mode: Boundary, outside: number, iter: number): Int32Array {
+  const out = new Int32Array(w * h);
+  for (let y = 0; y < h; y++) {
+    const from = y + Math.floor(20 * Math.sin(((iter + y) * 3.14) / 30));
+    const inside = from >= 0 && from < h;
+    for (let x = 0; x < w; x++) {
+      if (mode === 'const') out[y * w + x] = inside ? plane[from * w + x]! : outside;
+      else out[y * w + x] = plane[wrap(mode, from, h) * w + x]!;
+    }
+  }
+  return out;
+}
 
 const BINOMIAL = [1, 4, 6, 4, 1];
 
@@ -58,10 +119,18 @@ function gauss5(r: Plane, x: number, y: number): number {
   return idiv(sum + 128, 256);
 }
 
-/** An integer pipeline on a u8 or i32 image, channel by channel. */
-export function referenceInteger(pipeline: Exclude<Pipeline, 'harris'>, img: Image, mode: Boundary, outside: number): Image {
+/** An integer pipeline on a u8 or i32 image, channel by channel; `iter` is the frame of heat and wave. */
+export function referenceInteger(pipeline: Exclude<Pipeline, 'harris'>, img: Image, mode: Boundary, outside: number, iter = DEFAULT_ITER): Image {
   const { width: w, height: h, channels: ch } = img;
   const out = makeImage(img.type, w, h, ch);
+  if (pipeline === 'heat' || pipeline === 'wave') {
+    const animate = pipeline === 'heat' ? heat : wave;
+    for (let c = 0; c < ch; c++) {
+      const result = animate(Int32Array.from({ length: w * h }, (_, i) => img.data[i * ch + c]!), w, h, mode, outside, iter);
+      result.forEach((v, i) => (out.data[i * ch + c] = img.type === 'u8' ? Math.min(255, Math.max(0, v)) : v));
+    }
+    return out;
+  }
   const op = INTEGER_OPS[pipeline];
   for (let c = 0; c < ch; c++) {
     const r = extend(mode, outside, w, h, (x, y) => img.data[(y * w + x) * ch + c]!);

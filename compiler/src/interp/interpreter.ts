@@ -17,6 +17,7 @@ import {
   type FnType, IndefiniteArrayType, type IRType, PrimType, PtrType, type TupleType, type TypeTable,
 } from '../ir/types.ts';
 import { findExtern } from './externs.ts';
+import { GpuEmulator } from './gpu.ts';
 import { callIntrinsic, type IntrinsicContext } from './intrinsics.ts';
 import { alignOf, sizeOf } from './layout.ts';
 import { elementPointer, load, newBlock, retype, store, stringArray } from './memory.ts';
@@ -68,6 +69,7 @@ const CMP = new Set<string>(['eq', 'ne', 'lt', 'le', 'gt', 'ge']);
 class Machine implements IntrinsicContext {
   readonly types: TypeTable;
   nextTask = 0n;
+  readonly gpu = new GpuEmulator();
   private readonly nesting: Nesting;
   /** Values of primops that depend on no activation (literals, globals, closed aggregates). */
   private readonly constants = new Map<PrimOp, Value>();
@@ -171,6 +173,7 @@ class Machine implements IntrinsicContext {
   }
 
   private callExtern(c: Continuation, args: readonly Value[]): Jump {
+    if (this.gpu.handles(c)) return this.gpu.call(c, args);
     const name = c.linkName ?? c.name;
     const f = c.external ? findExtern(c) : undefined;
     if (!f) throw new InterpError(`${c.external ? `extern '${name}' is not emulated by the interpreter` : `${c.label} has no body`}`);

@@ -2,9 +2,11 @@
 // higher-order ones (`parallel`, `vectorize`, `spawn`) run their body
 // sequentially, which is their meaning for a program without data races: each
 // iteration is a call of the body whose return continuation is a JS continuation
-// that starts the next one, so there is no JS recursion here either.
+// that starts the next one, so there is no JS recursion here either. GPU launches
+// work the same way, with barriers (gpu.ts).
 import type { Continuation } from '../ir/defs.ts';
 import { PrimType, type PrimTypeName, PtrType, type TypeTable } from '../ir/types.ts';
+import type { GpuEmulator } from './gpu.ts';
 import { load, store } from './memory.ts';
 import { arith, compare } from './numeric.ts';
 import { InterpError, type Jump, NativeFn, Pointer, sameValue, type Value } from './values.ts';
@@ -13,6 +15,7 @@ export interface IntrinsicContext {
   readonly types: TypeTable;
   /** Ids handed out by `spawn`. */
   nextTask: bigint;
+  readonly gpu: GpuEmulator;
 }
 
 export function callIntrinsic(ctx: IntrinsicContext, callee: Continuation, args: readonly Value[]): Jump {
@@ -63,8 +66,9 @@ export function callIntrinsic(ctx: IntrinsicContext, callee: Continuation, args:
     case 'cuda':
     case 'nvvm':
     case 'opencl':
+      return ctx.gpu.launch(callee.intrinsic, args);
     case 'reserve_shared':
-      throw new InterpError(`unsupported in interpreter: the '${callee.intrinsic}' intrinsic (GPU code)`);
+      return ctx.gpu.reserveShared(callee, args);
     case 'none':
       throw new InterpError(`internal: ${callee.label} is not an intrinsic`);
   }
