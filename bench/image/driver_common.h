@@ -31,15 +31,18 @@ void write_raw(const char *path, const std::vector<T> &data) {
     fclose(f);
 }
 
-// Prints {"ms":[…]} with the time of each run after one warm-up.
+// Prints {"ms":[…]} with the time of each run after one warm-up. Each time is flushed as
+// it comes, so that the caller can show progress on long runs.
 inline void time_runs(int runs, const std::function<void()> &once) {
     once();
     printf("{\"ms\":[");
+    fflush(stdout);
     for (int i = 0; i < runs; i++) {
         auto start = std::chrono::steady_clock::now();
         once();
         double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
         printf("%s%.6f", i ? "," : "", ms);
+        fflush(stdout);
     }
     printf("]}\n");
 }

@@ -1,29 +1,42 @@
 // The paper's Fig. 6 CPU column on this machine: libs/image kernels against Halide 14
-// (box3 on i32, Harris on f32, both with ours' schedule: 512 × 32 tiles, vectorised, rows of
-// tiles in parallel; Harris also with Halide's own fused app schedule) and against OpenCV 4.6
-// (separable 5 × 5 Gaussian on u8). Both sides run on the same image in this process tree,
-// their outputs are compared (bit-exact for the integer pipelines, 1e-5 relative for f32),
-// and one table is printed; raw times go to out/bench/image.json (or --json FILE).
+// (box3 on i32 and Harris on f32 with ours' schedule: 512 × 32 tiles, vectorised, rows of
+// tiles in parallel, Harris' products computed per tile; Harris also with the products
+// computed for the whole image first and with Halide's own sliding-window app schedule) and
+// against OpenCV 4.6 (separable 5 × 5 Gaussian on u8). Both sides run on the same image in
+// this process tree, their outputs are compared (bit-exact for the integer pipelines, 1e-5
+// relative for f32), and one table is printed; raw times go to out/bench/image.json (or
+// --json FILE).
 //
 //   npx tsx bench/image/run.ts [--size 4096] [--runs 5] [--image photo.jpg] [--json FILE]
 //
-// The references are built from the C++ next to this file against the Debian packages
-// libhalide14-0-dev and libopencv-dev (installed with apt-get when running as root) and
-// cached under .cache/bench/image/<hash>. A reference that cannot be built is skipped with
-// the reason; no number is ever made up.
+// The references (references.ts, shared with the apps' --compare) are built against the
+// Debian packages libhalide14-0-dev and libopencv-dev, which this script installs with
+// apt-get when running as root. A reference that cannot be built is skipped with the
+// reason; no number is ever made up.
 import { spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { CompileFailure } from '../../compiler/src/driver/compile.ts';
-import { timeRuns } from '../../libs/image/bench.ts';
+import { median, timeRuns } from '../../libs/image/bench.ts';
 import { compileKernel, type Kernel } from '../../libs/image/host.ts';
 import { type Image, makeImage } from '../../libs/image/image.ts';
 import { readImage } from '../../libs/image/io.ts';
-import type { Pipeline, Schedule, Variant } from '../../libs/image/variants.ts';
+import type { Pipeline, Variant } from '../../libs/image/variants.ts';
+import {
+  type Agreement,
+  buildTool,
+  compareOutputs,
+  missingPackages,
+  prepareReference,
+  REFERENCE_KERNELS,
+  REFERENCE_TITLES,
+  type ReferenceKernel,
+  type ReferenceName,
+  runReference,
+} from './references.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..', '..');
@@ -43,24 +56,9 @@ if (!Number.isInteger(size) || size < 8) throw new Error(`--size must be an inte
 
 // ------------------------------------------------------------ references
 
-const HALIDE_INCLUDE = '/usr/include/halide14';
-const HALIDE_PACKAGE = 'libhalide14-0-dev';
-const OPENCV_PACKAGE = 'libopencv-dev';
-
-function sh(cmd: string, args: string[], opts: { cwd?: string } = {}): { ok: boolean; out: string } {
-  const r = spawnSync(cmd, args, { cwd: opts.cwd, encoding: 'utf8', maxBuffer: 64 << 20 });
-  return { ok: r.status === 0, out: `${r.stdout ?? ''}${r.stderr ?? ''}${r.error ? String(r.error) : ''}` };
-}
-
-const halideInstalled = (): boolean => existsSync(path.join(HALIDE_INCLUDE, 'Halide.h'));
-const opencvInstalled = (): boolean => sh('pkg-config', ['--exists', 'opencv4']).ok;
-
 /** Installs the missing reference packages as root; otherwise says which are needed. */
-function ensurePackages(): void {
-  const missing = [
-    ...(halideInstalled() ? [] : [HALIDE_PACKAGE]),
-    ...(opencvInstalled() ? [] : [OPENCV_PACKAGE]),
-  ];
+async function ensurePackages(): Promise<void> {
+  const missing = [...new Set([...(await missingPackages('halide')), ...(await missingPackages('opencv'))])];
   if (missing.length === 0) return;
   if (process.getuid?.() !== 0) {
     console.error(`bench/image: the references need ${missing.join(' ')}; install them with\n  sudo apt-get install -y ${missing.join(' ')}`);
@@ -72,69 +70,18 @@ function ensurePackages(): void {
   if (r.status !== 0) console.error(`bench/image: apt-get install ${missing.join(' ')} failed; those references are skipped`);
 }
 
-interface Drivers {
-  halide?: string;
-  opencv?: string;
-  membw: string;
-  /** The Halide target string the kernels were compiled for. */
-  halideTarget?: string;
-  skipped: string[];
-}
-
-/** Builds (or finds in the cache) the reference drivers; a failed build skips that reference with its reason. */
-function buildDrivers(): Drivers {
-  const sources = ['driver_common.h', 'halide_pipelines.cpp', 'halide_driver.cpp', 'opencv_driver.cpp', 'membw.cpp'];
-  const hash = createHash('sha256');
-  for (const f of sources) hash.update(`${f}\0${readFileSync(path.join(here, f))}\0`);
-  hash.update(sh('g++', ['--version']).out);
-  hash.update(`${halideInstalled()}${opencvInstalled()}${os.cpus()[0]?.model ?? ''}`);
-  const dir = path.join(root, '.cache', 'bench', 'image', hash.digest('hex').slice(0, 16));
-  mkdirSync(dir, { recursive: true });
-  const cxx = ['-O3', '-std=c++17', `-I${here}`];
+/** The references the rows use, each prepared once; one that cannot be is skipped with its reason. */
+async function prepareReferences(names: readonly ReferenceName[]): Promise<{ about: Map<ReferenceName, string>; skipped: string[] }> {
+  const about = new Map<ReferenceName, string>();
   const skipped: string[] = [];
-
-  const build = (exe: string, args: string[]): string | undefined => {
-    const file = path.join(dir, exe);
-    if (existsSync(file)) return file;
-    const r = sh('g++', [...cxx, ...args, '-o', file]);
-    if (!r.ok) {
-      skipped.push(`${exe}: build failed:\n${r.out.slice(0, 2000)}`);
-      return undefined;
-    }
-    return file;
-  };
-
-  const membw = build('membw', [path.join(here, 'membw.cpp'), '-lpthread']);
-  if (!membw) throw new Error(skipped.join('\n'));
-
-  let halide: string | undefined;
-  let halideTarget: string | undefined;
-  if (!halideInstalled()) {
-    skipped.push(`Halide: ${HALIDE_PACKAGE} is not installed`);
-  } else {
-    const targetFile = path.join(dir, 'halide_target.txt');
-    if (!existsSync(targetFile)) {
-      console.error('bench/image: generating the Halide kernels (about a minute, cached afterwards)');
-      const gen = build('halide_pipelines', [`-I${HALIDE_INCLUDE}`, path.join(here, 'halide_pipelines.cpp'), '-lHalide14', '-lpthread', '-ldl']);
-      const r = gen ? sh(gen, [dir]) : undefined;
-      if (r?.ok) writeFileSync(targetFile, r.out.trim());
-      else if (r) skipped.push(`Halide: the generator failed:\n${r.out.slice(0, 2000)}`);
-    }
-    if (existsSync(targetFile)) {
-      halideTarget = readFileSync(targetFile, 'utf8');
-      const libs = ['halide_box3', 'halide_harris', 'halide_harris_fused'].map((l) => path.join(dir, `${l}.a`));
-      halide = build('halide_driver', [`-I${HALIDE_INCLUDE}`, `-I${dir}`, path.join(here, 'halide_driver.cpp'), ...libs, '-lpthread', '-ldl']);
+  for (const name of new Set(names)) {
+    try {
+      about.set(name, (await prepareReference(name, (step) => console.error(`bench/image: ${step}`))).about);
+    } catch (e) {
+      skipped.push(`${REFERENCE_TITLES[name]}: ${(e as Error).message}`);
     }
   }
-
-  let opencv: string | undefined;
-  if (!opencvInstalled()) {
-    skipped.push(`OpenCV: ${OPENCV_PACKAGE} is not installed`);
-  } else {
-    const flags = sh('pkg-config', ['--cflags', '--libs', 'opencv4']).out.trim().split(/\s+/);
-    opencv = build('opencv_driver', [path.join(here, 'opencv_driver.cpp'), ...flags]);
-  }
-  return { halide, opencv, membw, halideTarget, skipped };
+  return { about, skipped };
 }
 
 // ------------------------------------------------------------ input
@@ -171,56 +118,31 @@ function asType(plane: Image, type: 'u8' | 'i32' | 'f32'): Image {
   return img;
 }
 
-// ------------------------------------------------------------ comparison
+// ------------------------------------------------------------ running
 
-interface Agreement {
-  ok: boolean;
-  /** Elements outside the tolerance. */
-  mismatches: number;
-  detail: string;
-}
+type OursSchedule = 'opt' | 'tile';
+
+/** Ours' schedules as the bench runs them (see SCHEDULE_DESCRIPTIONS in libs/image/variants.ts), spelt out for the notes. */
+const OURS_SCHEDULE: Record<OursSchedule, string> = {
+  opt: '512 × 32 tiles, 16-lane vectorize, rows of tiles in parallel; a stage feeding a stencil is computed per tile on the tile grown by the stencil (compute-at)',
+  tile: '512 × 32 tiles, scalar inner loop, rows of tiles in parallel; a stage feeding a stencil is computed for the whole image first',
+};
 
 /**
- * Integers must match bit for bit. For f32 the tolerance is 1e-5 relative to the largest
- * reference value: Harris' det − k·trace² cancels to near zero on flat areas, where a
- * different but equally valid rounding (FMA contraction, summation order) changes
- * tiny values by more than 1e-5 of themselves; those per-element outliers are counted in
- * the detail, not hidden.
+ * Ours with the fastest schedule that compiles: `opt` (tiles, 16-lane vectorize, stages
+ * fused per tile), otherwise `tile` (the same tiles, scalar inner loop left to LLVM's
+ * auto-vectoriser, stages for the whole image first). The note says which and why.
  */
-function compareOutputs(ours: Image, ref: Image): Agreement {
-  const a = ours.data;
-  const b = ref.data;
-  const w = ours.width;
-  const float = ours.type === 'f32';
-  let scale = 0;
-  for (let i = 0; i < b.length; i++) scale = Math.max(scale, Math.abs(b[i]!));
-  let mismatches = 0;
-  let elementOutliers = 0;
-  let maxDiff = 0;
-  let first = -1;
-  for (let i = 0; i < a.length; i++) {
-    const x = a[i]!;
-    const y = b[i]!;
-    const diff = Math.abs(x - y);
-    let bad = x !== y;
-    if (float) {
-      if (!(diff <= maxDiff)) maxDiff = Number.isNaN(diff) ? Infinity : diff;
-      if (!(diff <= 1e-5 * Math.max(Math.abs(x), Math.abs(y)))) elementOutliers++;
-      bad = !(diff <= 1e-5 * scale);
-    }
-    if (bad) {
-      mismatches++;
-      if (first < 0) first = i;
-    }
+async function oursKernel(pipeline: Pipeline, type: Variant['type']): Promise<{ kernel: Kernel; schedule: OursSchedule; note: string }> {
+  const variant = (schedule: OursSchedule): Variant => ({ pipeline, schedule, boundary: 'clamp', type, channels: 1 });
+  try {
+    return { kernel: await compileKernel(variant('opt')), schedule: 'opt', note: '' };
+  } catch (e) {
+    if (!(e instanceof CompileFailure)) throw e;
+    const why = (e.diagnostics[0]?.message.split('\n')[0] ?? 'compile failure').slice(0, 160);
+    return { kernel: await compileKernel(variant('tile')), schedule: 'tile', note: `opt does not compile (${why}); ran tile` };
   }
-  const at = first < 0 ? '' : `, first at (${first % w}, ${Math.floor(first / w)}): ours ${a[first]} reference ${b[first]}`;
-  const detail = float
-    ? `${mismatches} of ${a.length} beyond 1e-5 of max |reference| (${scale.toExponential(2)}); max |difference| ${maxDiff.toExponential(2)}; ${elementOutliers} elements differ by more than 1e-5 of their own value${at}`
-    : `${mismatches} of ${a.length} differ${at}`;
-  return { ok: mismatches === 0, mismatches, detail };
 }
-
-// ------------------------------------------------------------ running
 
 interface Side {
   medianMs: number;
@@ -228,142 +150,101 @@ interface Side {
   times?: number[];
 }
 
-function median(xs: number[]): number {
-  const s = [...xs].sort((p, q) => p - q);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-}
-
-function rawBytes(img: Image): Buffer {
-  return Buffer.from(img.data.buffer, img.data.byteOffset, img.data.byteLength);
-}
-
-/** Runs a reference driver on `input`; its times and its output image. */
-function runDriver(exe: string, kernel: string, input: Image, tmp: string): { times: number[]; output: Image; log: string } {
-  const inFile = path.join(tmp, `${kernel}.in`);
-  const outFile = path.join(tmp, `${kernel}.out`);
-  writeFileSync(inFile, rawBytes(input));
-  const r = sh(exe, [kernel, String(input.width), String(input.height), String(runs), inFile, outFile]);
-  if (!r.ok) throw new Error(`${path.basename(exe)} ${kernel} failed:\n${r.out}`);
-  const json = r.out.split('\n').find((l) => l.startsWith('{'));
-  if (!json) throw new Error(`${path.basename(exe)} ${kernel} printed no times:\n${r.out}`);
-  const times = (JSON.parse(json) as { ms: number[] }).ms;
-  const output = makeImage(input.type, input.width, input.height, 1);
-  const bytes = readFileSync(outFile);
-  new Uint8Array(output.data.buffer).set(bytes.subarray(0, output.data.byteLength));
-  return { times, output, log: r.out.split('\n').filter((l) => l && !l.startsWith('{')).join('; ') };
-}
-
-/**
- * Ours with the fastest schedule that compiles: `opt` (tiles with 8-lane vectorize inside)
- * when the vectoriser lowers it, otherwise `tile` (the same tiles, scalar inner loop left to
- * LLVM's auto-vectoriser). The note says which and why.
- */
-async function oursKernel(pipeline: Pipeline, type: Variant['type']): Promise<{ kernel: Kernel; schedule: Schedule; note: string }> {
-  const variant = (schedule: Schedule): Variant => ({ pipeline, schedule, boundary: 'clamp', type, channels: 1 });
-  try {
-    return { kernel: await compileKernel(variant('opt')), schedule: 'opt', note: '' };
-  } catch (e) {
-    if (!(e instanceof CompileFailure)) throw e;
-    const why = /intrinsic 'vectorize'/.test(e.message) ? 'the vectoriser does not lower `vectorize` yet' : (e.diagnostics[0]?.message.split('\n')[0] ?? 'compile failure').slice(0, 160);
-    return { kernel: await compileKernel(variant('tile')), schedule: 'tile', note: `opt does not compile (${why}); ran tile` };
-  }
-}
-
 interface Row {
   pipeline: string;
   reference: string;
   type: string;
   size: string;
-  ours?: Side & { schedule: Schedule };
+  ours?: Side & { schedule: OursSchedule };
   ref?: Side;
   agreement?: Agreement;
   notes: string[];
 }
 
+const kernelOf = (reference: ReferenceName, kernel: string): ReferenceKernel => REFERENCE_KERNELS.find((k) => k.reference === reference && k.kernel === kernel)!;
+
+const CASES: { pipeline: Pipeline; type: 'u8' | 'i32' | 'f32'; label: string; title: string; kernel: ReferenceKernel }[] = [
+  { pipeline: 'box3', type: 'i32', label: 'blur 3×3 (box3)', title: 'Halide 14 (same schedule)', kernel: kernelOf('halide', 'box3') },
+  { pipeline: 'harris', type: 'f32', label: 'Harris', title: 'Halide 14 (same schedule)', kernel: kernelOf('halide', 'harris_tiled') },
+  { pipeline: 'harris', type: 'f32', label: 'Harris', title: 'Halide 14, compute_root', kernel: kernelOf('halide', 'harris_root') },
+  { pipeline: 'harris', type: 'f32', label: 'Harris', title: 'Halide 14, app schedule', kernel: kernelOf('halide', 'harris_fused') },
+  { pipeline: 'gauss5', type: 'u8', label: 'Gaussian 5×5 (gauss5)', title: 'OpenCV 4.6', kernel: kernelOf('opencv', 'gauss5') },
+];
+
 async function main(): Promise<number> {
-  ensurePackages();
-  const drivers = buildDrivers();
-  for (const s of drivers.skipped) console.error(`bench/image: skipped ${s}`);
+  await ensurePackages();
+  const membw = await buildTool('membw', 'membw.cpp', ['-lpthread']);
+  const references = await prepareReferences(CASES.map((c) => c.kernel.reference));
+  for (const s of references.skipped) console.error(`bench/image: skipped ${s}`);
   const { name, plane } = await inputPlane();
   const { width: w, height: h } = plane;
   const pixels = w * h;
   const sizeLabel = `${w}×${h}`;
-  const tmp = mkdtempSync(path.join(os.tmpdir(), 'bench-image-'));
   const rows: Row[] = [];
   console.error(`bench/image: ${name} ${sizeLabel}, ${runs} runs per side, ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown CPU'})`);
 
-  const cases: { pipeline: Pipeline; type: 'u8' | 'i32' | 'f32'; reference: string; exe?: string; kernel: string; label: string; note?: string }[] = [
-    { pipeline: 'box3', type: 'i32', reference: 'Halide 14', exe: drivers.halide, kernel: 'box3', label: 'blur 3×3 (box3)' },
-    { pipeline: 'harris', type: 'f32', reference: 'Halide 14', exe: drivers.halide, kernel: 'harris', label: 'Harris' },
-    { pipeline: 'harris', type: 'f32', reference: 'Halide 14, app schedule', exe: drivers.halide, kernel: 'harris_fused', label: 'Harris', note: 'Halide fused (sliding window), ours as above' },
-    { pipeline: 'gauss5', type: 'u8', reference: 'OpenCV 4.6', exe: drivers.opencv, kernel: 'gauss5', label: 'Gaussian 5×5 (gauss5)', note: 'same kernel and rounding: 1 4 6 4 1 ⊗ 1 4 6 4 1, (Σ + 128) / 256' },
-  ];
   const oursCache = new Map<string, Row['ours'] & { output: Image; note: string }>();
-  try {
-    for (const c of cases) {
-      const row: Row = { pipeline: c.label, reference: c.reference, type: c.type, size: sizeLabel, notes: c.note ? [c.note] : [] };
-      rows.push(row);
-      const input = asType(plane, c.type);
-      const key = `${c.pipeline}/${c.type}`;
-      let ours = oursCache.get(key);
-      if (!ours) {
-        const { kernel, schedule, note } = await oursKernel(c.pipeline, c.type);
-        const output = kernel.run(input);
-        const t = timeRuns(pixels, runs, () => kernel.run(input, { output }));
-        ours = { medianMs: t.medianMs, gpixels: t.gpixels, schedule, output, note };
-        oursCache.set(key, ours);
-      }
-      row.ours = { medianMs: ours.medianMs, gpixels: ours.gpixels, schedule: ours.schedule };
-      if (ours.note) row.notes.push(ours.note);
-      if (!c.exe) {
-        row.notes.push(`${c.reference} unavailable (see above)`);
-        continue;
-      }
-      const r = runDriver(c.exe, c.kernel, input, tmp);
-      const med = median(r.times);
-      row.ref = { medianMs: med, gpixels: pixels / (med * 1e6), times: r.times };
-      if (r.log) row.notes.push(r.log);
-      row.agreement = compareOutputs(ours.output, r.output);
-      if (!row.agreement.ok) console.error(`bench/image: MISMATCH ${c.label} vs ${c.reference}: ${row.agreement.detail}`);
-      else if (c.type === 'f32') row.notes.push(row.agreement.detail);
+  for (const c of CASES) {
+    const row: Row = { pipeline: c.label, reference: c.title, type: c.type, size: sizeLabel, notes: [] };
+    rows.push(row);
+    const input = asType(plane, c.type);
+    const key = `${c.pipeline}/${c.type}`;
+    let ours = oursCache.get(key);
+    if (!ours) {
+      const { kernel, schedule, note } = await oursKernel(c.pipeline, c.type);
+      const output = kernel.run(input);
+      const t = await timeRuns(pixels, runs, () => kernel.run(input, { output }));
+      ours = { medianMs: t.medianMs, gpixels: t.gpixels, schedule, output, note };
+      oursCache.set(key, ours);
     }
-
-    // Blur's bytes: every pixel read once and written once (i32), against all-core memcpy of as many bytes.
-    const bytes = pixels * 4;
-    const bw = JSON.parse(sh(drivers.membw, [String(bytes), String(runs)]).out) as { ms: number[] };
-    const memcpyGBs = (2 * bytes) / (median(bw.ms) * 1e6);
-    const blur = rows[0]!;
-    const blurGBs = blur.ours ? (2 * bytes) / (blur.ours.medianMs * 1e6) : undefined;
-    const blurRefGBs = blur.ref ? (2 * bytes) / (blur.ref.medianMs * 1e6) : undefined;
-
-    printTable(rows);
-    console.log('');
-    console.log(`memcpy (all cores, ${(bytes / 2 ** 20).toFixed(0)} MiB): ${memcpyGBs.toFixed(1)} GB/s read+written`);
-    if (blurGBs) console.log(`blur i32 moves 8 bytes per pixel: ours ${blurGBs.toFixed(1)} GB/s (${((100 * blurGBs) / memcpyGBs).toFixed(0)}% of memcpy)` + (blurRefGBs ? `, Halide ${blurRefGBs.toFixed(1)} GB/s (${((100 * blurRefGBs) / memcpyGBs).toFixed(0)}%)` : ''));
-    if (drivers.halideTarget) console.log(`Halide target: ${drivers.halideTarget}`);
-
-    const json = {
-      input: name,
-      width: w,
-      height: h,
-      runs,
-      cpu: os.cpus()[0]?.model,
-      cores: os.cpus().length,
-      halideTarget: drivers.halideTarget,
-      skipped: drivers.skipped,
-      memcpy: { bytes, ms: bw.ms, gbPerSecond: memcpyGBs },
-      rows,
-    };
-    mkdirSync(path.dirname(cli.json!), { recursive: true });
-    writeFileSync(cli.json!, JSON.stringify(json, null, 2) + '\n');
-    console.log(`raw numbers: ${path.relative(process.cwd(), cli.json!)}`);
-  } finally {
-    rmSync(tmp, { recursive: true, force: true });
+    row.ours = { medianMs: ours.medianMs, gpixels: ours.gpixels, schedule: ours.schedule };
+    row.notes.push(`ours ${ours.schedule}: ${OURS_SCHEDULE[ours.schedule]}`, `${c.title}: ${c.kernel.schedule}`);
+    if (ours.note) row.notes.push(ours.note);
+    if (!references.about.has(c.kernel.reference)) {
+      row.notes.push(`${REFERENCE_TITLES[c.kernel.reference]} unavailable (see above)`);
+      continue;
+    }
+    const r = await runReference(c.kernel, input, runs);
+    row.ref = { medianMs: r.medianMs, gpixels: pixels / (r.medianMs * 1e6), times: r.times };
+    if (r.log) row.notes.push(r.log);
+    row.agreement = compareOutputs(ours.output, r.output);
+    if (!row.agreement.ok) console.error(`bench/image: MISMATCH ${c.label} vs ${c.title}: ${row.agreement.detail}`);
+    else if (c.type === 'f32') row.notes.push(row.agreement.detail);
   }
+
+  // Blur's bytes: every pixel read once and written once (i32), against all-core memcpy of as many bytes.
+  const bytes = pixels * 4;
+  const bw = spawnSync(membw, [String(bytes), String(runs)], { encoding: 'utf8' });
+  if (bw.status !== 0) throw new Error(`membw failed: ${bw.stderr}`);
+  const memcpyMs = (JSON.parse(bw.stdout) as { ms: number[] }).ms;
+  const memcpyGBs = (2 * bytes) / (median(memcpyMs) * 1e6);
+  const blur = rows[0]!;
+  const blurGBs = blur.ours ? (2 * bytes) / (blur.ours.medianMs * 1e6) : undefined;
+  const blurRefGBs = blur.ref ? (2 * bytes) / (blur.ref.medianMs * 1e6) : undefined;
+
+  printTable(rows);
+  console.log('');
+  console.log(`memcpy (all cores, ${(bytes / 2 ** 20).toFixed(0)} MiB): ${memcpyGBs.toFixed(1)} GB/s read+written`);
+  if (blurGBs) console.log(`blur i32 moves 8 bytes per pixel: ours ${blurGBs.toFixed(1)} GB/s (${((100 * blurGBs) / memcpyGBs).toFixed(0)}% of memcpy)` + (blurRefGBs ? `, Halide ${blurRefGBs.toFixed(1)} GB/s (${((100 * blurRefGBs) / memcpyGBs).toFixed(0)}%)` : ''));
+  for (const about of references.about.values()) console.log(`reference: ${about}`);
+
+  const json = {
+    input: name,
+    width: w,
+    height: h,
+    runs,
+    cpu: os.cpus()[0]?.model,
+    cores: os.cpus().length,
+    references: Object.fromEntries(references.about),
+    skipped: references.skipped,
+    memcpy: { bytes, ms: memcpyMs, gbPerSecond: memcpyGBs },
+    rows,
+  };
+  mkdirSync(path.dirname(cli.json!), { recursive: true });
+  writeFileSync(cli.json!, JSON.stringify(json, null, 2) + '\n');
+  console.log(`raw numbers: ${path.relative(process.cwd(), cli.json!)}`);
   return rows.some((r) => r.agreement && !r.agreement.ok) ? 1 : 0;
 }
-
 function printTable(rows: Row[]): void {
   const header = ['pipeline', 'type', 'size', 'reference', 'ours sched', 'ours ms', 'ref ms', 'ratio', 'ours Gpx/s', 'ref Gpx/s', 'outputs'];
   const cells = rows.map((r) => [

@@ -1,6 +1,7 @@
 // `blur`: a stencil pipeline of the image library on one image.
 import { Option } from 'commander';
-import { benchmark, finiteNumber, imageCommand, runCommand } from '../../../libs/image/cli-support.ts';
+import type { ReferenceName } from '../../../bench/image/references.ts';
+import { benchmark, COMPARE_RUNS, compareWithReference, during, finiteNumber, imageCommand, prepareCompare, runCommand } from '../../../libs/image/cli-support.ts';
 import { convertImage } from '../../../libs/image/image.ts';
 import { compileKernel } from '../../../libs/image/host.ts';
 import { readImage, writePng } from '../../../libs/image/io.ts';
@@ -9,7 +10,7 @@ import type { Boundary, Pipeline, Schedule } from '../../../libs/image/variants.
 const FILTERS = ['box3', 'gauss5', 'unsharp', 'sobel'] as const;
 
 export async function main(argv: string[]): Promise<number> {
-  const program = imageCommand('blur', 'tile')
+  const program = imageCommand('blur', 'tile', FILTERS)
     .description('Blur (or sharpen, or take edges of) an image with the Impala image library.')
     .addOption(new Option('-f, --filter <name>', 'box3: 3×3 box (the paper\'s Fig. 2); gauss5: separable 5×5 Gaussian; unsharp: unsharp mask; sobel: edges').choices(FILTERS).default('box3'))
     .addOption(new Option('-t, --type <type>', 'element type the kernel computes on (i32 is the paper\'s benchmark)').choices(['u8', 'i32']).default('u8'))
@@ -19,20 +20,24 @@ export async function main(argv: string[]): Promise<number> {
       '  blur photo.png -o blurred.png',
       '  blur --schedule seq --boundary mirror photo.png -o blurred.png',
       '  blur --filter gauss5 --type i32 --bench 20 photo.png -o smooth.png',
+      '  blur --filter gauss5 --compare opencv photo.png -o smooth.png     # bit-exact against cv::GaussianBlur, and the speed ratio',
+      '  blur --type i32 --compare halide --bench 20 photo.png -o blurred.png',
+      '  blur --compare sharp photo.png -o blurred.png',
       '',
     ].join('\n'));
   return runCommand('blur', program, argv, async () => {
-    const opts = program.opts<{ output: string; schedule: Schedule; boundary: Boundary; filter: Pipeline; type: 'u8' | 'i32'; outside: number; bench?: number }>();
+    const opts = program.opts<{ output: string; schedule: Schedule; boundary: Boundary; filter: Pipeline; type: 'u8' | 'i32'; outside: number; bench?: number; compare?: ReferenceName }>();
+    const reference = opts.compare && (await prepareCompare(opts.compare, opts.filter, opts.type, opts.boundary));
     const input = await readImage(program.args[0]!);
     const image = opts.type === 'u8' ? input : convertImage(input, 'i32');
     const variant = { pipeline: opts.filter, schedule: opts.schedule, boundary: opts.boundary, type: opts.type, channels: image.channels as 1 | 2 | 3 | 4 };
-    const kernel = await compileKernel(variant);
+    const kernel = await during(`compiling ${opts.filter} (${opts.type}, ${opts.schedule}, ${opts.boundary})`, () => compileKernel(variant));
     const out = kernel.run(image, { outside: opts.outside });
-    if (opts.bench) {
-      const label = `${opts.filter} ${opts.type} ${opts.schedule}/${opts.boundary} ${image.width}×${image.height}×${image.channels}`;
-      benchmark(label, image.width * image.height, opts.bench, () => kernel.run(image, { outside: opts.outside, output: out }));
-    }
+    const runs = opts.bench ?? (reference ? COMPARE_RUNS : 0);
+    const label = `${opts.filter} ${opts.type} ${opts.schedule}/${opts.boundary} ${image.width}×${image.height}×${image.channels}`;
+    const timing = runs ? await benchmark(label, image.width * image.height, runs, () => kernel.run(image, { outside: opts.outside, output: out })) : undefined;
     await writePng(opts.output, out.type === 'u8' ? out : convertImage(out, 'u8'));
     console.log(`wrote ${opts.output} (${image.width}×${image.height}, ${opts.filter}, ${opts.schedule}, ${opts.boundary})`);
+    if (reference && timing) await compareWithReference(reference, image, out, timing);
   });
 }
