@@ -17,7 +17,7 @@ import {
 } from '../../bench/image/references.ts';
 import { timeRuns, type Timing } from './bench.ts';
 import type { Image } from './image.ts';
-import { type Boundary, BOUNDARIES, type ElementType, type Pipeline, SCHEDULES, SCHEDULE_DESCRIPTIONS } from './variants.ts';
+import { type Boundary, BOUNDARIES, type ElementType, GPU_SCHEDULES, type Pipeline, SCHEDULES, SCHEDULE_DESCRIPTIONS } from './variants.ts';
 
 export function positiveInt(value: string): number {
   const n = Number(value);
@@ -36,7 +36,8 @@ export const COMPARE_RUNS = 5;
 
 /** The options both apps take: schedule, boundary, output, --bench, --compare; `pipelines` are the app's, for the help on references. */
 export function imageCommand(name: string, defaultSchedule: string, pipelines: readonly Pipeline[]): Command {
-  const schedules = SCHEDULES.map((s) => `  ${s.padEnd(6)} ${SCHEDULE_DESCRIPTIONS[s]}`).join('\n');
+  const all = [...SCHEDULES, ...GPU_SCHEDULES];
+  const schedules = all.map((s) => `  ${s.padEnd(6)} ${SCHEDULE_DESCRIPTIONS[s]}`).join('\n');
   const references = REFERENCES.map((r) => {
     const ours = REFERENCE_KERNELS.some((k) => k.reference === r && pipelines.includes(k.pipeline));
     return `  ${r.padEnd(7)}${REFERENCE_TITLES[r]}: ${ours ? supportedBy(r) : `nothing ${name} computes (it does ${supportedBy(r)})`}`;
@@ -44,7 +45,7 @@ export function imageCommand(name: string, defaultSchedule: string, pipelines: r
   return new Command(name)
     .argument('<input>', 'input image (PNG, JPEG, WebP, TIFF, … anything sharp reads, 8 bits per channel)')
     .requiredOption('-o, --output <file>', 'output PNG')
-    .addOption(new Option('-s, --schedule <name>', 'loop schedule').choices(SCHEDULES).default(defaultSchedule))
+    .addOption(new Option('-s, --schedule <name>', 'loop schedule').choices(all).default(defaultSchedule))
     .addOption(new Option('-b, --boundary <mode>', 'what the stencil sees outside the image').choices(BOUNDARIES).default('clamp'))
     .option('--bench <runs>', 'run the kernel N more times and print the median throughput', positiveInt)
     .addOption(

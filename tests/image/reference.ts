@@ -78,14 +78,18 @@ function heat(plane: Int32Array, w: number, h: number, mode: Boundary, outside: 
   for (let iter = 0; iter < iterations; iter++) {
     const obr = Math.trunc(h / 10) + iter * (h / 150) + Math.trunc(h / 4) * Math.sin(iter / 10);
     const obc = Math.trunc(w / 2) + Math.trunc(w / 4) * Math.cos(iter / 30);
+    // The step's input on the plane as far as the matrix reaches, in a table for speed.
     const src = cur;
     const r = extend(mode, outside, w, h, (x, y) => src[y * w + x]!);
+    const ew = w + 4;
+    const extended = Int32Array.from({ length: ew * (h + 4) }, (_, i) => r((i % ew) - 2, Math.floor(i / ew) - 2));
+    const e: Plane = (x, y) => extended[(y + 2) * ew + x + 2]!;
     const next = new Int32Array(w * h);
     for (let y = 0; y < h; y++) {
       for (let x = 0; x < w; x++) {
         const dc = x - obc;
         const dr = y - obr;
-        next[y * w + x] = dc * dc + dr * dr <= 20 * 20 ? 0 : idiv(convolve(HEAT, r, x, y) + weight / 2, weight);
+        next[y * w + x] = dc * dc + dr * dr <= 20 * 20 ? 0 : idiv(convolve(HEAT, e, x, y) + weight / 2, weight);
       }
     }
     cur = next;

@@ -7,7 +7,7 @@ import { readImage, writePng } from '../../../libs/image/io.ts';
 import type { Boundary, Schedule } from '../../../libs/image/variants.ts';
 
 export async function main(argv: string[]): Promise<number> {
-  const program = imageCommand('harris', 'tile', ['harris'])
+  const program = imageCommand('harris', 'opt', ['harris'])
     .description('Find corners with the Harris detector and mark them in red on a dimmed copy of the image.')
     .option('--threshold <fraction>', 'a corner is a local maximum above this fraction of the strongest response', finiteNumber, 0.01)
     .option('--outside <gray>', 'the gray value (0 to 1) outside the image for --boundary const', finiteNumber, 0)
