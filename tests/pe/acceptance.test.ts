@@ -136,6 +136,23 @@ extern fn test(d: i32) -> i32 { count(d) }`);
     expect(p.trace.filter((l) => l.includes('(filter)'))).toHaveLength(50);
     expect(p.sink.list[0]!.message).toMatch(/stopped after 50 specialisations/);
   });
+
+  it('the budget is per exported function: kernels of 31 and 16 specialisations fit a budget of 40, one kernel of 46 does not fit twice 20', () => {
+    const p = new Program(`
+fn @count(@n: i32) -> i32 { if n == 0 { 0 } else { 1 + count(n - 1) } }
+fn @twice(@n: i32) -> i32 { if n == 0 { 0 } else { 2 + twice(n - 1) } }
+extern fn a() -> i32 { count(30) }
+extern fn b() -> i32 { twice(15) }`);
+    expect(p.evaluate({ budget: 40 })).toBe(true);
+    expect(p.trace.filter((l) => l.includes('(filter)')).length).toBeGreaterThan(40);
+    expect(p.run('a').result).toBe(30n);
+    expect(p.run('b').result).toBe(30n);
+    const one = new Program(`
+fn @count(@n: i32) -> i32 { if n == 0 { 0 } else { 1 + count(n - 1) } }
+extern fn a() -> i32 { count(45) }
+extern fn b() -> i32 { 0 }`);
+    expect(one.evaluate({ budget: 20 })).toBe(false);
+  });
 });
 
 describe('PE annotations', () => {

@@ -41,9 +41,9 @@ export interface PeOptions {
   sink: DiagnosticSink;
   /** Receives one line per specialisation (the driver prints them for `--pe-trace`). */
   trace?: (line: string) => void;
-  /** Most specialisations before evaluation stops with an error (default `defaultPeBudget`). */
+  /** Most specialisations per exported function before evaluation stops with an error (default `defaultPeBudget`). */
   budget?: number;
-  /** Most continuations the specialisations may add in total (default `defaultPeGrowth`). */
+  /** Most continuations the specialisations may add per exported function (default `defaultPeGrowth`). */
   growth?: number;
 }
 
@@ -84,8 +84,13 @@ class Evaluator implements Facts {
   private readonly valueClosedOf = new Map<Def, boolean>();
 
   constructor(readonly world: World, private readonly opts: PeOptions) {
-    this.budget = opts.budget ?? defaultPeBudget;
-    this.growth = opts.growth ?? defaultPeGrowth;
+    // Per exported function, so a library of many kernels compiles as one module as well as
+    // one kernel does; a runaway specialisation still stops, just proportionally later.
+    let exported = 0;
+    for (const c of world.continuations) if (c.external && c.hasBody) exported++;
+    const scale = Math.max(1, exported);
+    this.budget = (opts.budget ?? defaultPeBudget) * scale;
+    this.growth = (opts.growth ?? defaultPeGrowth) * scale;
   }
 
   run(): boolean {
