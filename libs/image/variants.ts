@@ -106,7 +106,7 @@ export function entryFunction(v: Variant): string {
     const input = v.type === 'u8' ? `gray_u8(inp, w, h, ${v.channels})` : 'channel_f32(inp, w, h, 1, 0)';
     return [
       `extern fn ${name}(inp: &mut [${v.type}], out: &mut [f32], w: i32, h: i32, outside: f32) -> () {`,
-      `    ${v.pipeline}(${input}, channel_f32(out, w, h, 1, 0), ${schedule}, ${mode}, outside)`,
+      `    ${v.type === 'u8' ? 'harris_staged' : 'harris'}(${input}, channel_f32(out, w, h, 1, 0), ${schedule}, ${mode}, outside)`,
       `}`,
     ].join('\n');
   }
