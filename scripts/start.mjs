@@ -64,7 +64,7 @@ try {
     const kernel = await compileKernel(job.variant);
     const compileMs = Date.now() - started;
     const result = kernel.run(input);
-    const timing = timeRuns(input.width * input.height, 10, () => kernel.run(input, { output: result }));
+    const timing = await timeRuns(input.width * input.height, 10, () => kernel.run(input, { output: result }));
     const png = job.variant.pipeline === 'harris' ? markCorners(input, result).image : result;
     const file = path.join(imageOut, job.file);
     await writePng(file, png);
