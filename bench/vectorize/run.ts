@@ -11,10 +11,12 @@
 //
 // Every variant is built at -O3 for the host CPU through compile() and called
 // through koffi: one warm-up, then the median of `--runs` (default 5) timed
-// calls. Results are checked against the scalar variant bit for bit. A vectorize
-// cell reads 'n/a (vectorize unavailable)' while the pipeline does not lower
-// `vectorize` yet (the backend reports the intrinsic); no number is ever made up. Prints one table and writes the raw
-// numbers to out/bench/vectorize.json (or --json FILE).
+// calls, on the same arrays for all variants of a kernel and in rounds of one
+// call per variant, so that neither the placement of the arrays nor a change in
+// the load of a shared machine favours any of them (see `time`). Results are
+// checked against the scalar variant bit for bit. A variant that does not
+// build reads 'n/a (build failed)'; no number is ever made up. Prints one
+// table and writes the raw numbers to out/bench/vectorize.json (or --json FILE).
 //
 //   npx tsx bench/vectorize/run.ts [--runs N] [--json FILE]
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -43,14 +45,12 @@ interface Variant {
   title: string;
   /** Impala source defining `rows`, `cols` and `each`. */
   schedule: string;
-  needsVectoriser: boolean;
 }
 
 const loop = (name: string, body: string): string => `fn @${name}(a: i32, b: i32, f: fn(i32) -> ()) -> () { ${body} }`;
 
 function variant(id: Variant['id'], title: string, rows: string, cols: string, each: string): Variant {
-  const schedule = [loop('rows', rows), loop('cols', cols), loop('each', each)].join('\n');
-  return { id, title, schedule, needsVectoriser: schedule.includes('vectorize(') };
+  return { id, title, schedule: [loop('rows', rows), loop('cols', cols), loop('each', each)].join('\n') };
 }
 
 const variants: Variant[] = [
@@ -59,11 +59,6 @@ const variants: Variant[] = [
   variant('vectorize16', 'vectorize(16)', 'range(a, b, f)', 'vectorize(16, a, b, f)', 'vectorize(16, a, b, f)'),
   variant('parallel', 'parallel(0)', 'parallel(0, a, b, f)', 'range(a, b, f)', 'parallel(0, a, b, f)'),
 ];
-
-/** A build that failed because nothing lowers `vectorize` yet: the backend got the intrinsic itself. */
-function vectoriserMissing(e: CompileFailure): boolean {
-  return e.diagnostics.some((d) => /intrinsic 'vectorize'/.test(d.message));
-}
 
 // ------------------------------------------------------------ kernels
 
@@ -135,8 +130,7 @@ const kernels: Kernel[] = [
 // ------------------------------------------------------------ measuring
 
 type Cell =
-  | { status: 'ok'; timesMs: number[]; medianMs: number; speedup: number | null; matchesScalar: boolean; mismatches: number }
-  | { status: 'unavailable'; reason: string }
+  | { status: 'ok'; timesMs: number[]; medianMs: number; speedup: number; matchesScalar: boolean; mismatches: number }
   | { status: 'failed'; reason: string };
 
 function median(xs: readonly number[]): number {
@@ -166,39 +160,52 @@ function firstLine(s: string): string {
   return s.split('\n').find((l) => l.trim() !== '') ?? s;
 }
 
-async function measure(kernel: Kernel, v: Variant, reference: Int32Array | Float32Array | null): Promise<{ cell: Cell; output: Int32Array | Float32Array | null }> {
+/** A variant built and run once, the warm-up: its output is what every timed call computes again. */
+interface Prepared {
+  fn: NativeFunction;
+  output: Int32Array | Float32Array;
+}
+
+async function prepare(kernel: Kernel, v: Variant, work: Workload): Promise<Prepared | { failed: string }> {
   let lib: CompiledLibrary;
   try {
     lib = await build(kernel, v);
   } catch (e) {
     if (!(e instanceof CompileFailure)) throw e;
-    if (v.needsVectoriser && vectoriserMissing(e)) return { cell: { status: 'unavailable', reason: 'vectorize unavailable' }, output: null };
-    return { cell: { status: 'failed', reason: e.rendered }, output: null };
+    return { failed: e.rendered };
   }
   const fn = lib.fn(kernel.symbol);
-  const work = kernel.workload();
   work.reset();
   work.call(fn);
-  const output = work.output().slice();
-  const bad = reference ? mismatches(output, reference) : 0;
-  const timesMs: number[] = [];
+  return { fn, output: work.output().slice() };
+}
+
+/**
+ * The timed calls of each variant on the same arrays, in rounds of one call per
+ * variant. The machine may be shared: a change in its load then touches every
+ * variant alike instead of the ones that happen to run during it. Arrays of
+ * their own would give each variant its own physical pages, and with them
+ * cache and DRAM conflicts that differ by as much as the variants do.
+ */
+function time(prepared: readonly Prepared[], work: Workload): number[][] {
+  const times = prepared.map((): number[] => []);
   for (let r = 0; r < runs; r++) {
-    work.reset();
-    const start = performance.now();
-    work.call(fn);
-    timesMs.push(performance.now() - start);
+    prepared.forEach((p, k) => {
+      work.reset();
+      const start = performance.now();
+      work.call(p.fn);
+      times[k]!.push(performance.now() - start);
+    });
   }
-  return { cell: { status: 'ok', timesMs, medianMs: median(timesMs), speedup: null, matchesScalar: bad === 0, mismatches: bad }, output };
+  return times;
 }
 
 function show(cell: Cell): string {
   switch (cell.status) {
-    case 'unavailable': return `n/a (${cell.reason})`;
     case 'failed': return 'n/a (build failed)';
     case 'ok': {
-      const t = `${cell.medianMs.toFixed(1)} ms`;
-      const s = cell.speedup === null ? '' : ` (${cell.speedup.toFixed(2)}×)`;
-      return `${t}${s}${cell.matchesScalar ? '' : ` WRONG (${cell.mismatches} differ)`}`;
+      const t = `${cell.medianMs.toFixed(1)} ms (${cell.speedup.toFixed(2)}×)`;
+      return `${t}${cell.matchesScalar ? '' : ` WRONG (${cell.mismatches} differ)`}`;
     }
   }
 }
@@ -219,22 +226,30 @@ const results: Record<string, Record<string, Cell>> = {};
 let wrong = false;
 const rows: string[][] = [];
 for (const kernel of kernels) {
+  const work = kernel.workload();
+  const prepared = new Map<Variant['id'], Prepared>();
   const cells: Record<string, Cell> = {};
-  let reference: Int32Array | Float32Array | null = null;
-  let scalarMs: number | null = null;
   for (const v of variants) {
     process.stderr.write(`${kernel.id} ${v.title}…\n`);
-    const { cell, output } = await measure(kernel, v, reference);
-    if (v.id === 'scalar') {
-      if (cell.status !== 'ok') throw new Error(`the scalar ${kernel.id} does not build:\n${cell.reason}`);
-      reference = output;
-      scalarMs = cell.medianMs;
+    const p = await prepare(kernel, v, work);
+    if ('failed' in p) {
+      if (v.id === 'scalar') throw new Error(`the scalar ${kernel.id} does not build:\n${p.failed}`);
+      process.stderr.write(`${kernel.id} ${v.title} does not build: ${firstLine(p.failed)}\n`);
+      cells[v.id] = { status: 'failed', reason: p.failed };
+    } else {
+      prepared.set(v.id, p);
     }
-    if (cell.status === 'ok' && scalarMs !== null) cell.speedup = scalarMs / cell.medianMs;
-    if (cell.status === 'ok' && !cell.matchesScalar) wrong = true;
-    if (cell.status === 'failed') process.stderr.write(`${kernel.id} ${v.title} does not build: ${firstLine(cell.reason)}\n`);
-    cells[v.id] = cell;
   }
+  const ready = [...prepared];
+  const times = time(ready.map(([, p]) => p), work);
+  const reference = prepared.get('scalar')!.output;
+  const scalarMs = median(times[ready.findIndex(([id]) => id === 'scalar')]!);
+  ready.forEach(([id, p], k) => {
+    const bad = mismatches(p.output, reference);
+    if (bad) wrong = true;
+    const medianMs = median(times[k]!);
+    cells[id] = { status: 'ok', timesMs: times[k]!, medianMs, speedup: scalarMs / medianMs, matchesScalar: bad === 0, mismatches: bad };
+  });
   results[kernel.id] = cells;
   rows.push([kernel.title, ...variants.map((v) => show(cells[v.id]!))]);
 }

@@ -118,7 +118,7 @@ describe('the vectorised code', () => {
       }`);
     const blocks = reachable(world).continuations;
     const branches = blocks.filter((c) => c.hasBody && c.callee instanceof Continuation && c.callee.intrinsic === 'branch');
-    // vector loop head, remainder test, and the while loop's test in each of the two iterations
+    // the loop heads, the tests of the masked iterations, and the while loop's test in each of the two iterations
     expect(branches.every((c) => c.arg(1).type.toString() === 'bool')).toBe(true);
     const full = blocks.find((c) => c.name === 'vector_iteration')!;
     const selects: string[] = [];

@@ -177,5 +177,41 @@ describe('the code of memory accesses', () => {
     expect(fn('gather_w16')).toMatch(/llvm\.masked\.gather\.v16f32\.v16p0/);
     expect(fn('scatter_w4')).toMatch(/llvm\.masked\.scatter\.v4f32\.v4p0/);
     expect(fn('bytes_w64')).toMatch(/llvm\.masked\.load\.v64i8\.p0/);
+    // The full iterations address index + lane with i64 arithmetic (behind the check of addressing.ts)
+    // and prefetch what they load.
+    expect(fn('offset_w8')).toMatch(/getelementptr inbounds i32, ptr %x, i64 /);
+    expect(fn('offset_w8')).toMatch(/call void @llvm\.prefetch\.p0\(ptr %[\w.]+, i32 0, i32 3, i32 1\)/);
+  });
+});
+
+describe('the bounds of the vector loop', () => {
+  // `i + k` wraps for no i in the first case (the full iterations use 64-bit
+  // addresses); in the second it wraps for every i, to small indices (the
+  // masked iterations do all the work); in the third the last lanes' indices
+  // lie above the i32 range (they must stay inactive); the fourth is empty.
+  const cases: [lo: number, hi: number, k: number][] = [
+    [5, 40, -5],
+    [-(2 ** 31), -(2 ** 31) + 37, -(2 ** 31)],
+    [2 ** 31 - 38, 2 ** 31 - 1, -(2 ** 31 - 38)],
+    [2 ** 31 - 38, 2 ** 31 - 38 - 5, 0],
+  ];
+  const widths = [4, 8, 16];
+  const src = widths
+    .map((w) => `extern fn bounds_w${w}(lo: i32, hi: i32, k: i32, x: &[i32], y: &mut [i32]) -> () { vectorize(${w}, lo, hi, |i| { y(i + k) = x(i + k) * 3 + i; }); }`)
+    .join('\n');
+  let lib: Native;
+  beforeAll(async () => {
+    lib = await buildNative(src);
+  });
+
+  it.each(cases)('from %d to %d, indices shifted by %d', (lo, hi, k) => {
+    const rnd = random(lo ^ hi);
+    for (const w of widths) {
+      const args: Arg[] = [ints(48, rnd, -99, 99), ints(48, rnd, 0, 9)];
+      const expected = copy(args);
+      lib.call(`bounds_w${w}`, lo, hi, k, ...args);
+      interpretScalar(src, `bounds_w${w}`, lo, hi, k, ...expected);
+      expect({ w, memory: contents(args) }).toEqual({ w, memory: contents(expected) });
+    }
   });
 });

@@ -13,13 +13,15 @@ import { type Def, isLit, PrimOp } from '../ir/defs.ts';
 import {
   DefiniteArrayType, IndefiniteArrayType, type IRType, PrimType, PtrType, PtrVectorType, StructType, TupleType,
 } from '../ir/types.ts';
+import type { WideIndex } from './addressing.ts';
 import type { Builder } from './builder.ts';
 import { unsupported } from './error.ts';
 import { llvmSuffix } from './lanes.ts';
 import type { Simd } from './simd.ts';
 
 export class Memory {
-  constructor(private readonly simd: Simd) {}
+  /** `wide`: in the full iterations, the 64-bit form of contiguous addresses (addressing.ts). */
+  constructor(private readonly simd: Simd, private readonly wide: WideIndex | null = null) {}
 
   /**
    * The value of type `loaded` at `ptr` (scalar or varying) in the lanes of
@@ -41,7 +43,7 @@ export class Memory {
     const elem = this.element(loaded);
     const vt = simd.vectorType(elem);
     const passthru = elem instanceof PrimType ? w.lit(vt as PrimType, elem.isFloat ? 0 : 0n) : w.bottom(vt);
-    const first = this.contiguous(ptr);
+    const first = this.contiguous(ptr, true);
     const value = first
       ? b.call(this.intrinsic('load', elem, first), [first, this.align(elem), mask, passthru], vt)!
       : b.call(this.intrinsic('gather', elem, ptr), [ptr, this.align(elem), mask, passthru], vt)!;
@@ -77,7 +79,7 @@ export class Memory {
     const elem = this.element(stored);
     let v = simd.splat(value);
     if (elem !== stored) v = w.cast(simd.vectorType(elem), v);
-    const first = ptr.type instanceof PtrType ? null : this.contiguous(lanes);
+    const first = ptr.type instanceof PtrType ? null : this.contiguous(lanes, false);
     if (first) b.call(this.intrinsic('store', elem, first), [v, first, this.align(elem), mask], null);
     else b.call(this.intrinsic('scatter', elem, lanes), [v, lanes, this.align(elem), mask], null);
   }
@@ -96,15 +98,16 @@ export class Memory {
     b.mem = simd.world.store(b.mem, storage, v);
   }
 
-  /** The address of lane 0 when the lanes of `ptr` address consecutive elements of an array. */
-  private contiguous(ptr: Def): Def | null {
+  /** The address of lane 0 when the lanes of `ptr` address consecutive elements of an array (to be read: `read`). */
+  private contiguous(ptr: Def, read: boolean): Def | null {
     if (!(ptr instanceof PrimOp) || ptr.tag !== 'lea') return null;
     const [base, index] = ptr.ops as [Def, Def];
     if (!(base.type instanceof PtrType)) return null;
     const arr = base.type.pointee;
     if (!(arr instanceof IndefiniteArrayType || arr instanceof DefiniteArrayType)) return null;
     const a = this.affine(index);
-    return a && a.stride === 1n ? this.simd.world.lea(base, a.base) : null;
+    if (!a || a.stride !== 1n) return null;
+    return this.wide?.address(base, a.base, read) ?? this.simd.world.lea(base, a.base);
   }
 
   /** `v` as base + stride × lane, when its structure shows it (integer vectors only). */

@@ -2,20 +2,22 @@
 // top-level function, the vector loop:
 //
 //   vectorized(mem, lower, upper, env…, ret):
-//     head(i):  if upper - i >= W { iteration for lanes i … i + W - 1, all active; head(i + W) }
-//               else if i < upper { iteration with the lanes below upper active } ; ret
+//     if the wide addresses are exact (addressing.ts) { head(lower) } else { tail(lower) }
+//   head(j: i64):  if j + W <= upper { iteration for lanes j … j + W - 1, all active; head(j + W) } else tail(j)
+//   tail(i: i32):  if i < upper { iteration with the lanes below upper active; if i + W < upper { tail(i + W) } } ; ret
 //
-// The remainder is one masked iteration, generated separately so that the full
-// iterations carry no masks. The environment is what the body reads from the
-// function around it (its free params, and the free primops over them), passed
-// as parameters: uniform values. The body's local variables whose address is
-// taken live in the vector loop's frame, with room for every lane. Width 1 is a
-// plain loop around a copy of the body.
+// The masked iterations are generated separately so that the full iterations
+// carry no masks; after the full ones there is at most one. The environment is
+// what the body reads from the function around it (its free params, and the
+// free primops over them), passed as parameters: uniform values. The body's
+// local variables whose address is taken live in the vector loop's frame, with
+// room for every lane. Width 1 is a plain loop around a copy of the body.
 import { Continuation, type Def, Param, PrimOp, isLit } from '../ir/defs.ts';
 import { Scope } from '../ir/scope.ts';
 import type { PtrType } from '../ir/types.ts';
 import { type World, isStatic } from '../ir/world.ts';
 import { Cloner } from '../transform/mangle.ts';
+import { WideIndex } from './addressing.ts';
 import { Builder } from './builder.ts';
 import { Calls } from './calls.ts';
 import { BodyCfg } from './cfg.ts';
@@ -51,22 +53,16 @@ export function vectorizeCall(world: World, call: Continuation): void {
   call.jump(vloop, [mem, lower, upper, ...env, ret]);
 }
 
-/** The loop head of `vloop`: `head(mem, i)`, entered with i = lower; and `next`, which continues with i + `step`. */
-function loopHead(world: World, vloop: Continuation, mem: Def, step: number): { head: Continuation; next: Continuation } {
-  const head = world.continuation(world.fnType([world.mem, world.prim('i32')]), 'vector_head', ['mem', 'i']);
-  vloop.jump(head, [mem, vloop.param(1)]);
-  const next = world.continuation(world.fnType([world.mem]), 'vector_next');
-  next.jump(head, [next.param(0), world.arith('add', head.param(1), world.litI32(step))]);
-  return { head, next };
-}
-
 /** Width 1: each iteration is a copy of the body. */
 function scalarLoop(world: World, vloop: Continuation, cfg: BodyCfg, outer: ReadonlyMap<Def, Def>): void {
-  const { head, next } = loopHead(world, vloop, vloop.param(0), 1);
+  const head = world.continuation(world.fnType([world.mem, world.prim('i32')]), 'vector_head', ['mem', 'i']);
+  vloop.jump(head, [vloop.param(0), vloop.param(1)]);
   const i = head.param(1);
   const step = world.continuation(world.fnType([world.mem]), 'scalar_iteration');
+  const next = world.continuation(world.fnType([world.mem]), 'vector_next');
   const done = world.continuation(world.fnType([world.mem]), 'vector_done');
   world.branch(head, head.param(0), world.cmp('lt', i, vloop.param(2)), step, done);
+  next.jump(head, [next.param(0), world.arith('add', i, world.litI32(1))]);
   done.jump(vloop.retParam!, [done.param(0)]);
   const cloner = new Cloner(world, cfg.scope);
   for (const [from, to] of outer) cloner.map.set(from, to);
@@ -77,7 +73,7 @@ function scalarLoop(world: World, vloop: Continuation, cfg: BodyCfg, outer: Read
   cloner.run();
 }
 
-/** Full iterations of `lanes` lanes, then one masked iteration for the rest. */
+/** Full iterations of `lanes` lanes, then masked ones for the rest. */
 function vectorLoop(world: World, vloop: Continuation, cfg: BodyCfg, outer: ReadonlyMap<Def, Def>, slots: readonly PrimOp[], lanes: number): void {
   const simd = new Simd(world, lanes);
   const seeds = new Map(outer);
@@ -89,27 +85,60 @@ function vectorLoop(world: World, vloop: Continuation, cfg: BodyCfg, outer: Read
     for (const s of slots) seeds.set(s, world.slot(world.extract(frame, 1), simd.vectorType((s.type as PtrType).pointee)));
   }
   const privates = new Set(slots.map((s) => seeds.get(s)!));
-  const { head, next } = loopHead(world, vloop, mem, lanes);
-  const i = head.param(1);
-  const hi = vloop.param(2);
-  const laneIndex = world.arith('add', simd.splat(i), simd.iota());
-  seeds.set(cfg.entry.param(1), laneIndex);
+  const [lower, upper] = [vloop.param(1), vloop.param(2)];
+  const i32 = world.prim('i32');
+  const i64 = world.prim('i64');
+  const u32 = world.prim('u32');
   const forest = new LoopForest(cfg);
-  const info: BodyInfo = {
-    cfg, forest, simd, div: new Divergence(cfg, forest), memory: new Memory(simd), calls: new Calls(simd),
-    liveOut: liveOuts(cfg, forest),
-  };
+  const div = new Divergence(cfg, forest);
+  const shared = { cfg, forest, simd, div, calls: new Calls(simd), liveOut: liveOuts(cfg, forest) };
+  const info = (memory: Memory): BodyInfo => ({ ...shared, memory });
+  const block = (name: string): Continuation => world.continuation(world.fnType([world.mem]), name);
+  const laneIndex = (i: Def): Map<Def, Def> => new Map(seeds).set(cfg.entry.param(1), world.arith('add', simd.splat(i), simd.iota()));
 
-  const full = world.continuation(world.fnType([world.mem]), 'vector_iteration');
-  const rest = world.continuation(world.fnType([world.mem]), 'vector_rest');
-  world.branch(head, head.param(0), world.cmp('ge', world.arith('sub', hi, i), world.litI32(lanes)), full, rest);
-  iteration(info, full, seeds, privates, simd.all).jump(next, []);
+  // Full iterations, counted in i64 (addressing.ts): j + W <= upper, so no lane's index wraps.
+  const head = world.continuation(world.fnType([world.mem, i64]), 'vector_head', ['mem', 'j']);
+  const j = head.param(1);
+  const i = world.cast(i32, j);
+  const prefetch = block('vector_prefetch');
+  const leave = block('vector_leave');
+  world.branch(head, head.param(0), world.cmp('le', j, world.arith('sub', world.cast(i64, upper), world.lit(i64, BigInt(lanes)))), prefetch, leave);
+  const wide = new WideIndex(world, vloop, i, j);
+  const full = block('vector_iteration');
+  const next = block('vector_next');
+  iteration(info(new Memory(simd, wide)), full, laneIndex(i), privates, simd.all).jump(next, []);
+  next.jump(head, [next.param(0), world.arith('add', j, world.lit(i64, BigInt(lanes)))]);
+  // The streams to prefetch are known once the iteration is.
+  const prologue = new Builder(world, prefetch);
+  wide.prefetch(prologue);
+  prologue.jump(full, []);
 
-  const last = world.continuation(world.fnType([world.mem]), 'vector_remainder');
-  const done = world.continuation(world.fnType([world.mem]), 'vector_done');
-  world.branch(rest, rest.param(0), world.cmp('lt', i, hi), last, done);
+  // Masked iterations from `i` on while lanes are left: at most one after the full
+  // iterations, all of them when the wide addresses could be wrong. `upper - i` is
+  // exact as a u32 where i < upper, unlike the lanes' indices above upper.
+  const tail = world.continuation(world.fnType([world.mem, i32]), 'vector_tail', ['mem', 'i']);
+  leave.jump(tail, [leave.param(0), i]);
+  const t = tail.param(1);
+  const left = world.cast(u32, world.arith('sub', upper, t));
+  const some = block('vector_remainder');
+  const done = block('vector_done');
+  world.branch(tail, tail.param(0), world.cmp('lt', t, upper), some, done);
   done.jump(vloop.retParam!, [done.param(0)]);
-  iteration(info, last, seeds, privates, world.cmp('lt', laneIndex, simd.splat(hi))).jump(vloop.retParam!, []);
+  const lane = world.vector(Array.from({ length: lanes }, (_, k) => world.lit(u32, BigInt(k))));
+  const b = iteration(info(new Memory(simd)), some, laneIndex(t), privates, world.cmp('lt', lane, simd.splat(left)));
+  const more = block('vector_more');
+  world.branch(b.cur, b.mem, world.cmp('gt', left, world.lit(u32, BigInt(lanes))), more, done);
+  more.jump(tail, [more.param(0), world.arith('add', t, world.litI32(lanes))]);
+
+  if (!wide.offsets.size) {
+    vloop.jump(head, [mem, world.cast(i64, lower)]);
+    return;
+  }
+  const fast = block('vector_wide');
+  const slow = block('vector_narrow');
+  world.branch(vloop, mem, wide.check(lower, upper), fast, slow);
+  fast.jump(head, [fast.param(0), world.cast(i64, lower)]);
+  slow.jump(tail, [slow.param(0), lower]);
 }
 
 /**
