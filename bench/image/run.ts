@@ -2,12 +2,14 @@
 // (box3 on i32 and Harris on f32 with ours' schedule: 512 × 32 tiles, vectorised, rows of
 // tiles in parallel, Harris' products computed per tile; Harris also with the products
 // computed for the whole image first and with Halide's own sliding-window app schedule) and
-// against OpenCV 4.6 (separable 5 × 5 Gaussian on u8). Both sides run on the same image in
-// this process tree, their outputs are compared (bit-exact for the integer pipelines, 1e-5
-// relative for f32), and one table is printed; raw times go to out/bench/image.json (or
-// --json FILE).
+// against OpenCV 4.6 (separable 5 × 5 Gaussian on u8). Every case runs on every input: a
+// synthetic square (4096² by default, left out with --no-synthetic), each --image FILE and,
+// with --photos, the photographs datasets/images/fetch-photos.ts takes from a Debian package.
+// Both sides run on the same image in this process tree, their outputs are compared
+// (bit-exact for the integer pipelines, 1e-5 relative for f32), and one table is printed; raw
+// times go to out/bench/image.json (or --json FILE).
 //
-//   npx tsx bench/image/run.ts [--size 4096] [--runs 5] [--image photo.jpg] [--json FILE]
+//   npx tsx bench/image/run.ts [--size 4096] [--runs 5] [--image photo.jpg]... [--photos] [--no-synthetic] [--json FILE]
 //
 // The references (references.ts, shared with the apps' --compare) are built against the
 // Debian packages libhalide14-0-dev and libopencv-dev, which this script installs with
@@ -20,11 +22,12 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { CompileFailure } from '../../compiler/src/driver/compile.ts';
+import { fetchPhotos } from '../../datasets/images/fetch-photos.ts';
 import { median, timeRuns } from '../../libs/image/bench.ts';
 import { compileKernel, type Kernel } from '../../libs/image/host.ts';
 import { type Image, makeImage } from '../../libs/image/image.ts';
 import { readImage } from '../../libs/image/io.ts';
-import type { Pipeline, Variant } from '../../libs/image/variants.ts';
+import { entryFunction, type Pipeline, type Variant } from '../../libs/image/variants.ts';
 import {
   type Agreement,
   buildTool,
@@ -45,7 +48,9 @@ const { values: cli } = parseArgs({
   options: {
     size: { type: 'string', default: '4096' },
     runs: { type: 'string', default: '5' },
-    image: { type: 'string' },
+    image: { type: 'string', multiple: true, default: [] },
+    photos: { type: 'boolean', default: false },
+    'no-synthetic': { type: 'boolean', default: false },
     json: { type: 'string', default: path.join(root, 'out', 'bench', 'image.json') },
   },
 });
@@ -84,20 +89,39 @@ async function prepareReferences(names: readonly ReferenceName[]): Promise<{ abo
   return { about, skipped };
 }
 
-// ------------------------------------------------------------ input
+// ------------------------------------------------------------ inputs
 
-/** A gray u8 plane: the photograph's Rec. 601 luma, or a deterministic synthetic pattern with noise. */
-async function inputPlane(): Promise<{ name: string; plane: Image }> {
-  if (cli.image) {
-    const img = await readImage(cli.image);
-    const plane = makeImage('u8', img.width, img.height, 1);
-    const c = img.channels;
-    for (let i = 0; i < img.width * img.height; i++) {
-      const p = img.data;
-      plane.data[i] = c < 3 ? p[i * c]! : Math.round(0.299 * p[i * c]! + 0.587 * p[i * c + 1]! + 0.114 * p[i * c + 2]!);
-    }
-    return { name: path.basename(cli.image), plane };
+interface Input {
+  /** The file's base name, or 'synthetic'. */
+  name: string;
+  file?: string;
+  plane: Image;
+}
+
+const inputLabel = (i: Input): string => `${i.name} ${i.plane.width}×${i.plane.height}`;
+
+/** The synthetic square unless --no-synthetic, then the --image files, then with --photos the fetched photographs. */
+async function loadInputs(): Promise<Input[]> {
+  const inputs = cli['no-synthetic'] ? [] : [synthetic()];
+  const photos = cli.photos ? await fetchPhotos((line) => console.error(`bench/image: ${line}`)) : [];
+  for (const file of [...cli.image!, ...photos]) inputs.push({ name: path.basename(file), file, plane: luma(await readImage(file)) });
+  if (inputs.length === 0) throw new Error('--no-synthetic leaves nothing to run; add --image FILE or --photos');
+  return inputs;
+}
+
+/** A photograph's Rec. 601 luma as a gray u8 plane. */
+function luma(img: Image): Image {
+  const plane = makeImage('u8', img.width, img.height, 1);
+  const c = img.channels;
+  const p = img.data;
+  for (let i = 0; i < img.width * img.height; i++) {
+    plane.data[i] = c < 3 ? p[i * c]! : Math.round(0.299 * p[i * c]! + 0.587 * p[i * c + 1]! + 0.114 * p[i * c + 2]!);
   }
+  return plane;
+}
+
+/** A deterministic smooth pattern with noise, --size pixels square. */
+function synthetic(): Input {
   const plane = makeImage('u8', size, size, 1);
   let s = 0x9e3779b9;
   for (let y = 0; y < size; y++) {
@@ -122,25 +146,39 @@ function asType(plane: Image, type: 'u8' | 'i32' | 'f32'): Image {
 
 type OursSchedule = 'opt' | 'tile';
 
-/** Ours' schedules as the bench runs them (see SCHEDULE_DESCRIPTIONS in libs/image/variants.ts), spelt out for the notes. */
-const OURS_SCHEDULE: Record<OursSchedule, string> = {
-  opt: '512 × 32 tiles, 16-lane vectorize, rows of tiles in parallel; a stage feeding a stencil is computed per tile on the tile grown by the stencil (compute-at)',
-  tile: '512 × 32 tiles, scalar inner loop, rows of tiles in parallel; a stage feeding a stencil is computed for the whole image first',
-};
+/**
+ * Ours' schedule as the bench runs it (see SCHEDULE_DESCRIPTIONS in libs/image/variants.ts),
+ * spelt out for the notes. The lanes are read from the variant's entry function because
+ * variants.ts picks them per kernel: `vec` fills 512-bit vectors, so 16 lanes for the
+ * 32-bit pipelines and 32 for gauss5 on u8, which computes in 16 bits.
+ */
+function oursScheduleNote(v: Variant): string {
+  if (v.schedule === 'tile') return '512 × 32 tiles, scalar inner loop, rows of tiles in parallel; a stage feeding a stencil is computed for the whole image first';
+  const lanes = Number(/vec\((\d+)\)/.exec(entryFunction(v))![1]);
+  return `512 × 32 tiles, ${lanes}-lane vectorize (${512 / lanes}-bit arithmetic), rows of tiles in parallel; a stage feeding a stencil is computed per tile on the tile grown by the stencil (compute-at)`;
+}
+
+interface Ours {
+  kernel: Kernel;
+  schedule: OursSchedule;
+  /** The schedule spelt out, and why it is not `opt` when it is not. */
+  notes: string[];
+}
 
 /**
- * Ours with the fastest schedule that compiles: `opt` (tiles, 16-lane vectorize, stages
- * fused per tile), otherwise `tile` (the same tiles, scalar inner loop left to LLVM's
- * auto-vectoriser, stages for the whole image first). The note says which and why.
+ * Ours with the fastest schedule that compiles: `opt` (tiles, vectorized, stages fused per
+ * tile), otherwise `tile` (the same tiles, scalar inner loop left to LLVM's
+ * auto-vectoriser, stages for the whole image first). The notes say which and why.
  */
-async function oursKernel(pipeline: Pipeline, type: Variant['type']): Promise<{ kernel: Kernel; schedule: OursSchedule; note: string }> {
+async function oursKernel(pipeline: Pipeline, type: Variant['type']): Promise<Ours> {
   const variant = (schedule: OursSchedule): Variant => ({ pipeline, schedule, boundary: 'clamp', type, channels: 1 });
+  const notes = (v: Variant, ...more: string[]) => [`ours ${v.schedule}: ${oursScheduleNote(v)}`, ...more];
   try {
-    return { kernel: await compileKernel(variant('opt')), schedule: 'opt', note: '' };
+    return { kernel: await compileKernel(variant('opt')), schedule: 'opt', notes: notes(variant('opt')) };
   } catch (e) {
     if (!(e instanceof CompileFailure)) throw e;
     const why = (e.diagnostics[0]?.message.split('\n')[0] ?? 'compile failure').slice(0, 160);
-    return { kernel: await compileKernel(variant('tile')), schedule: 'tile', note: `opt does not compile (${why}); ran tile` };
+    return { kernel: await compileKernel(variant('tile')), schedule: 'tile', notes: notes(variant('tile'), `opt does not compile (${why}); ran tile`) };
   }
 }
 
@@ -151,6 +189,7 @@ interface Side {
 }
 
 interface Row {
+  input: string;
   pipeline: string;
   reference: string;
   type: string;
@@ -172,72 +211,83 @@ const CASES: { pipeline: Pipeline; type: 'u8' | 'i32' | 'f32'; label: string; ti
 ];
 
 async function main(): Promise<number> {
+  let inputs: Input[];
+  try {
+    inputs = await loadInputs();
+  } catch (e) {
+    console.error(`bench/image: ${(e as Error).message}`);
+    return 1;
+  }
   await ensurePackages();
   const membw = await buildTool('membw', 'membw.cpp', ['-lpthread']);
   const references = await prepareReferences(CASES.map((c) => c.kernel.reference));
   for (const s of references.skipped) console.error(`bench/image: skipped ${s}`);
-  const { name, plane } = await inputPlane();
-  const { width: w, height: h } = plane;
-  const pixels = w * h;
-  const sizeLabel = `${w}×${h}`;
-  const rows: Row[] = [];
-  console.error(`bench/image: ${name} ${sizeLabel}, ${runs} runs per side, ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown CPU'})`);
+  console.error(`bench/image: ${inputs.map(inputLabel).join(', ')}; ${runs} runs per side, ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown CPU'})`);
 
-  const oursCache = new Map<string, Row['ours'] & { output: Image; note: string }>();
-  for (const c of CASES) {
-    const row: Row = { pipeline: c.label, reference: c.title, type: c.type, size: sizeLabel, notes: [] };
-    rows.push(row);
-    const input = asType(plane, c.type);
-    const key = `${c.pipeline}/${c.type}`;
-    let ours = oursCache.get(key);
-    if (!ours) {
-      const { kernel, schedule, note } = await oursKernel(c.pipeline, c.type);
-      const output = kernel.run(input);
-      const t = await timeRuns(pixels, runs, () => kernel.run(input, { output }));
-      ours = { medianMs: t.medianMs, gpixels: t.gpixels, schedule, output, note };
-      oursCache.set(key, ours);
+  const rows: Row[] = [];
+  const blurRows = new Map<Input, Row>();
+  const kernels = new Map<string, Ours>();
+  for (const inp of inputs) {
+    const { width: w, height: h } = inp.plane;
+    const pixels = w * h;
+    console.error(`bench/image: ${inputLabel(inp)}`);
+    // The Harris rows share one measurement of ours per input.
+    const measured = new Map<string, Side & { output: Image }>();
+    for (const c of CASES) {
+      const row: Row = { input: inp.name, pipeline: c.label, reference: c.title, type: c.type, size: `${w}×${h}`, notes: [] };
+      rows.push(row);
+      if (c === CASES[0]) blurRows.set(inp, row);
+      const input = asType(inp.plane, c.type);
+      const key = `${c.pipeline}/${c.type}`;
+      let ours = kernels.get(key);
+      if (!ours) kernels.set(key, (ours = await oursKernel(c.pipeline, c.type)));
+      let side = measured.get(key);
+      if (!side) {
+        const output = ours.kernel.run(input);
+        const t = await timeRuns(pixels, runs, () => ours.kernel.run(input, { output }));
+        measured.set(key, (side = { medianMs: t.medianMs, gpixels: t.gpixels, output }));
+      }
+      row.ours = { medianMs: side.medianMs, gpixels: side.gpixels, schedule: ours.schedule };
+      row.notes.push(...ours.notes, `${c.title}: ${c.kernel.schedule}`);
+      if (!references.about.has(c.kernel.reference)) {
+        row.notes.push(`${REFERENCE_TITLES[c.kernel.reference]} unavailable (see above)`);
+        continue;
+      }
+      const r = await runReference(c.kernel, input, runs);
+      row.ref = { medianMs: r.medianMs, gpixels: pixels / (r.medianMs * 1e6), times: r.times };
+      if (r.log) row.notes.push(r.log);
+      row.agreement = compareOutputs(side.output, r.output);
+      if (!row.agreement.ok) console.error(`bench/image: MISMATCH ${c.label} vs ${c.title} on ${inputLabel(inp)}: ${row.agreement.detail}`);
+      else if (c.type === 'f32') row.notes.push(row.agreement.detail);
     }
-    row.ours = { medianMs: ours.medianMs, gpixels: ours.gpixels, schedule: ours.schedule };
-    row.notes.push(`ours ${ours.schedule}: ${OURS_SCHEDULE[ours.schedule]}`, `${c.title}: ${c.kernel.schedule}`);
-    if (ours.note) row.notes.push(ours.note);
-    if (!references.about.has(c.kernel.reference)) {
-      row.notes.push(`${REFERENCE_TITLES[c.kernel.reference]} unavailable (see above)`);
-      continue;
-    }
-    const r = await runReference(c.kernel, input, runs);
-    row.ref = { medianMs: r.medianMs, gpixels: pixels / (r.medianMs * 1e6), times: r.times };
-    if (r.log) row.notes.push(r.log);
-    row.agreement = compareOutputs(ours.output, r.output);
-    if (!row.agreement.ok) console.error(`bench/image: MISMATCH ${c.label} vs ${c.title}: ${row.agreement.detail}`);
-    else if (c.type === 'f32') row.notes.push(row.agreement.detail);
   }
 
-  // Blur's bytes: every pixel read once and written once (i32), against all-core memcpy of as many bytes.
-  const bytes = pixels * 4;
+  // Bandwidth on the synthetic square (otherwise the largest input), whose i32 planes outgrow
+  // the caches: blur reads and writes each pixel once, against an all-core memcpy of as many bytes.
+  const bwInput = inputs.find((i) => !i.file) ?? inputs.reduce((a, b) => (b.plane.data.length > a.plane.data.length ? b : a));
+  const bytes = bwInput.plane.data.length * 4;
   const bw = spawnSync(membw, [String(bytes), String(runs)], { encoding: 'utf8' });
   if (bw.status !== 0) throw new Error(`membw failed: ${bw.stderr}`);
   const memcpyMs = (JSON.parse(bw.stdout) as { ms: number[] }).ms;
   const memcpyGBs = (2 * bytes) / (median(memcpyMs) * 1e6);
-  const blur = rows[0]!;
+  const blur = blurRows.get(bwInput)!;
   const blurGBs = blur.ours ? (2 * bytes) / (blur.ours.medianMs * 1e6) : undefined;
   const blurRefGBs = blur.ref ? (2 * bytes) / (blur.ref.medianMs * 1e6) : undefined;
 
   printTable(rows);
   console.log('');
-  console.log(`memcpy (all cores, ${(bytes / 2 ** 20).toFixed(0)} MiB): ${memcpyGBs.toFixed(1)} GB/s read+written`);
+  console.log(`memcpy (all cores, ${(bytes / 2 ** 20).toFixed(0)} MiB, blur's traffic on ${inputLabel(bwInput)}): ${memcpyGBs.toFixed(1)} GB/s read+written`);
   if (blurGBs) console.log(`blur i32 moves 8 bytes per pixel: ours ${blurGBs.toFixed(1)} GB/s (${((100 * blurGBs) / memcpyGBs).toFixed(0)}% of memcpy)` + (blurRefGBs ? `, Halide ${blurRefGBs.toFixed(1)} GB/s (${((100 * blurRefGBs) / memcpyGBs).toFixed(0)}%)` : ''));
   for (const about of references.about.values()) console.log(`reference: ${about}`);
 
   const json = {
-    input: name,
-    width: w,
-    height: h,
+    inputs: inputs.map((i) => ({ name: i.name, file: i.file, width: i.plane.width, height: i.plane.height })),
     runs,
     cpu: os.cpus()[0]?.model,
     cores: os.cpus().length,
     references: Object.fromEntries(references.about),
     skipped: references.skipped,
-    memcpy: { bytes, ms: memcpyMs, gbPerSecond: memcpyGBs },
+    memcpy: { input: bwInput.name, bytes, ms: memcpyMs, gbPerSecond: memcpyGBs },
     rows,
   };
   mkdirSync(path.dirname(cli.json!), { recursive: true });
@@ -245,12 +295,13 @@ async function main(): Promise<number> {
   console.log(`raw numbers: ${path.relative(process.cwd(), cli.json!)}`);
   return rows.some((r) => r.agreement && !r.agreement.ok) ? 1 : 0;
 }
+
 function printTable(rows: Row[]): void {
-  const header = ['pipeline', 'type', 'size', 'reference', 'ours sched', 'ours ms', 'ref ms', 'ratio', 'ours Gpx/s', 'ref Gpx/s', 'outputs'];
+  const header = ['input', 'pipeline', 'type', 'reference', 'ours sched', 'ours ms', 'ref ms', 'ratio', 'ours Gpx/s', 'ref Gpx/s', 'outputs'];
   const cells = rows.map((r) => [
+    `${r.input} ${r.size}`,
     r.pipeline,
     r.type,
-    r.size,
     r.reference,
     r.ours?.schedule ?? '-',
     r.ours ? r.ours.medianMs.toFixed(2) : '-',
@@ -266,9 +317,16 @@ function printTable(rows: Row[]): void {
   console.log(`|${widths.map((wd) => '-'.repeat(wd + 2)).join('|')}|`);
   for (const c of cells) console.log(line(c));
   console.log('ratio = reference time / ours time (> 1: ours is faster)');
-  rows.forEach((r, i) => {
-    const notes = [...r.notes, ...(r.agreement && !r.agreement.ok ? [r.agreement.detail] : [])];
-    if (notes.length) console.log(`  ${i + 1}. ${r.pipeline} vs ${r.reference}: ${notes.join('; ')}`);
+  // A case's notes once, with those of a single input (the f32 agreement, a mismatch) under it.
+  CASES.forEach((c, i) => {
+    const caseRows = rows.filter((r) => r.pipeline === c.label && r.reference === c.title);
+    const notesOf = (r: Row) => [...r.notes, ...(r.agreement && !r.agreement.ok ? [r.agreement.detail] : [])];
+    const shared = notesOf(caseRows[0]!).filter((n) => caseRows.every((r) => notesOf(r).includes(n)));
+    console.log(`  ${i + 1}. ${c.label} vs ${c.title}: ${shared.join('; ')}`);
+    for (const r of caseRows) {
+      const own = notesOf(r).filter((n) => !shared.includes(n));
+      if (own.length) console.log(`     ${r.input} ${r.size}: ${own.join('; ')}`);
+    }
   });
 }
 
