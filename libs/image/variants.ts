@@ -5,7 +5,7 @@
 export const PIPELINES = ['box3', 'gauss5', 'sobel', 'unsharp', 'harris', 'gradient', 'heat', 'wave'] as const;
 export type Pipeline = (typeof PIPELINES)[number];
 
-export const SCHEDULES = ['seq', 'par', 'tile', 'vec', 'opt'] as const;
+export const SCHEDULES = ['seq', 'par', 'tile', 'vec', 'opt', 'slide'] as const;
 /** Schedules for GPUs (libs/image/gpu.impala): named already, refused by checkVariant until the GPU backend exists. */
 export const GPU_SCHEDULES = ['gpu'] as const;
 export type Schedule = (typeof SCHEDULES)[number] | (typeof GPU_SCHEDULES)[number];
@@ -43,6 +43,7 @@ export const SCHEDULE_DESCRIPTIONS: Record<Schedule, string> = {
   tile: '512 × 32 tiles, rows of tiles over all cores; stages produced for the whole image first',
   vec: 'as tile, with 512-bit vectorize inside tiles (16 lanes of 32 bits, 32 of 16)',
   opt: 'as vec, with every stage fused into the tiles of the next (compute-at, per-tile temporaries)',
+  slide: 'strips of 32 rows over all cores, vectorized like vec, every stage computed row by row just ahead of its reader (Halide\'s sliding window)',
   gpu: 'one work item per pixel in 32 × 4 blocks on NVIDIA GPU 0 (NVVM), stages produced for the whole image first (needs the GPU backend)',
 };
 
@@ -59,6 +60,8 @@ function scheduleImpala(schedule: Schedule, lanes = 16): string {
       return `produce_root(tiled(512, 32, par(0), combine_xy(vec(${lanes}), seq())))`;
     case 'opt':
       return `compute_at(tiled(512, 32, par(0), combine_xy(vec(${lanes}), seq())))`;
+    case 'slide':
+      return `sliding(tiled(0, 32, par(0), combine_xy(vec(${lanes}), seq())))`;
     case 'gpu':
       return 'tiled(0, 0, seq(), tile_gpu(nvvm_accelerator(0), 32, 4))';
   }
