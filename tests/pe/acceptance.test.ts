@@ -156,6 +156,19 @@ extern fn b() -> i32 { 0 }`);
 });
 
 describe('PE annotations', () => {
+  it('pe_info reports its value once per specialisation that makes it static, and never a dynamic one', () => {
+    const p = new Program(`
+fn @(?n) pow(x: i32, n: i32) -> i32 {
+    pe_info("pow n", n);
+    if n == 0 { 1 } else { x * pow(x, n - 1) }
+}
+extern fn test(y: i32, d: i32) -> i32 { pow(y, 2) + pow(y, d) }`);
+    expect(p.evaluate()).toBe(true);
+    const notes = p.sink.list.filter((d) => d.severity === 'note').map((d) => d.message);
+    expect(notes).toEqual(['pe_info: pow n: 2', 'pe_info: pow n: 1', 'pe_info: pow n: 0']);
+    expect(p.run('test', [3n, 2n]).result).toBe(18n);
+  });
+
   it('$ hides the bound from unroll: the call stays a loop over one copy of the body', () => {
     const p = new Program(`${g}\nextern fn test() -> () { unroll($0, 3, g) }`);
     const before = p.run('test');

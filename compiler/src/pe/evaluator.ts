@@ -25,9 +25,9 @@
 // markers, which must survive until evaluation is over (`$a` in `range` would
 // turn into a constant and `range` would unroll). The passes after the evaluator
 // start with cleanup, which resolves them.
-import { Continuation, type Def, Param, PrimOp } from '../ir/defs.ts';
+import { Continuation, type Def, isLit, litValue, Param, PrimOp } from '../ir/defs.ts';
 import { Scope } from '../ir/scope.ts';
-import type { World } from '../ir/world.ts';
+import { isStatic, type World } from '../ir/world.ts';
 import type { DiagnosticSink, Span } from '../syntax/diagnostics.ts';
 import { Closedness, reachable } from '../transform/analysis.ts';
 import { jumpFolded, mangleWith, specialiseWith } from '../transform/mangle.ts';
@@ -181,7 +181,7 @@ class Evaluator implements Facts {
 
   /** Looks at the call ending `u`; 'changed' when its body changed and must be looked at again. */
   private visit(u: Continuation): Outcome {
-    if (foldBranch(this.world, u) || resolveReturn(this.world, u)) return 'changed';
+    if (foldBranch(this.world, u) || resolveReturn(this.world, u) || this.reportPeInfo(u)) return 'changed';
     const target = callTarget(u);
     if (!target) return 'same';
     const decision = decide(u, target.callee, target.forced, this);
@@ -249,6 +249,19 @@ class Evaluator implements Facts {
     this.world.forget(f);
   }
 
+  /**
+   * `pe_info(mem, message, value, k)` whose value evaluation made static: the note the user
+   * asked for (once per copy of the call, so once per specialisation), then on to `k`. A value
+   * that stays dynamic is left for cleanup, which drops the call silently.
+   */
+  private reportPeInfo(u: Continuation): boolean {
+    const callee = u.callee;
+    if (!(callee instanceof Continuation) || callee.intrinsic !== 'pe_info' || !isStatic(u.arg(2))) return false;
+    this.opts.sink.note(u.span ?? callSpan(u, callee), `pe_info: ${stringText(u.arg(1))}: ${describe(u.arg(2))}`);
+    u.jump(u.arg(3), [u.arg(0)]);
+    return true;
+  }
+
   /** Counts one specialisation; false (with the diagnostic) once the budget or the growth bound is exceeded. */
   private spend(u: Continuation, d: Decision): boolean {
     if (++this.steps <= this.budget && this.grown <= this.growth) return true;
@@ -304,6 +317,16 @@ class Evaluator implements Facts {
  * Where the call ending `u` is in the source: emission gives the block a call
  * returns to the span of the call; a tail call has only its block's span.
  */
+/** The text of a string literal passed as `&[u8]` (its global, maybe behind a bitcast); '…' for anything else. */
+function stringText(d: Def): string {
+  let g = d;
+  if (g instanceof PrimOp && g.tag === 'bitcast') g = g.op(0);
+  const bytes = g instanceof PrimOp && g.tag === 'global' ? g.op(0) : undefined;
+  if (!(bytes instanceof PrimOp && bytes.tag === 'definite_array' && bytes.ops.every(isLit))) return '…';
+  const codes = bytes.ops.map((b) => Number(litValue(b)));
+  return Buffer.from(codes[codes.length - 1] === 0 ? codes.slice(0, -1) : codes).toString('utf8');
+}
+
 function callSpan(u: Continuation, f: Continuation): Span | null {
   const last = u.args[u.args.length - 1];
   return (last instanceof Continuation ? last.span : null) ?? u.span ?? f.span;
