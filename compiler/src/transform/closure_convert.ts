@@ -82,28 +82,46 @@ export function closureConvert(world: World, sink: DiagnosticSink): boolean {
 
 // ------------------------------------------------------------ classification
 
+/**
+ * Kinds depend on each other: the last argument of a jump is a return
+ * continuation only when the callee is a function, and a jump to the return param
+ * of a function passes values, so a continuation a function returns (`return(|z| …)`
+ * in a function whose result is a function) is a closure, not a receiver. Whose
+ * params are return params is only known once the lifted closures are, so the
+ * nested continuations are classified again until no new closure turns up. That
+ * terminates: more functions make more jumps pass values, which only makes more
+ * closures.
+ */
 function classify(conts: readonly Continuation[], free: Closedness): Map<Continuation, Kind> {
   const kinds = new Map<Continuation, Kind>();
   const kernels = new Set<Def>();
-  const receivers = new Set<Def>();
   for (const u of conts) {
     if (!u.hasBody) continue;
     const callee = u.callee;
     if (callee instanceof Continuation && keepsBody.has(callee.intrinsic)) {
       for (const a of u.args.slice(0, -1)) if (a.type instanceof FnType) kernels.add(a);
     }
-    if (returns(callee)) receivers.add(u.args[u.args.length - 1]!);
   }
+  const nested: Continuation[] = [];
   for (const c of conts) {
     if (!c.hasBody || c.isIntrinsic) continue;
-    let k: Kind;
-    if (free.isClosed(c)) k = 'closed';
-    else if (kernels.has(c)) k = 'kernel';
-    else if (!onlyControlUses(c)) k = 'lifted';
-    else if (c.fnType.order === 1) k = 'block';
-    else if (receivers.has(c)) k = 'receiver';
-    else k = 'lifted';
-    kinds.set(c, k);
+    if (free.isClosed(c)) kinds.set(c, 'closed');
+    else if (kernels.has(c)) kinds.set(c, 'kernel');
+    else nested.push(c);
+  }
+  for (let grew = true; grew; ) {
+    grew = false;
+    const receivers = new Set<Def>();
+    for (const u of conts) if (u.hasBody && passesReturn(u, kinds)) receivers.add(u.args[u.args.length - 1]!);
+    for (const c of nested) {
+      let k: Kind;
+      if (!onlyControlUses(c, kinds)) k = 'lifted';
+      else if (c.fnType.order === 1) k = 'block';
+      else if (receivers.has(c)) k = 'receiver';
+      else k = 'lifted';
+      if (k === 'lifted' && kinds.get(c) !== 'lifted') grew = true;
+      kinds.set(c, k);
+    }
   }
   return kinds;
 }
@@ -113,6 +131,22 @@ function returns(d: Def): boolean {
   return returnsThroughLast(d.type);
 }
 
+/**
+ * Jump `u` passes its last argument as a return continuation: its callee returns
+ * through its last param, and is no native return (whose params are all values,
+ * even when the value returned is a function).
+ */
+function passesReturn(u: Continuation, kinds: Map<Continuation, Kind>): boolean {
+  return returns(u.callee) && !isFunctionReturn(u.callee, kinds);
+}
+
+/** The return param of a continuation classified as a function (top-level, closure or kernel body). */
+function isFunctionReturn(d: Def, kinds: Map<Continuation, Kind>): boolean {
+  if (!isReturnParam(d)) return false;
+  const k = kinds.get(d.continuation);
+  return k === 'closed' || k === 'lifted' || k === 'kernel';
+}
+
 /** Jumps to blocks and receivers pass values only; their last argument is no return continuation. */
 function isBlockLike(d: Def, kinds: Map<Continuation, Kind>): boolean {
   if (!(d instanceof Continuation)) return false;
@@ -120,8 +154,18 @@ function isBlockLike(d: Def, kinds: Map<Continuation, Kind>): boolean {
   return k === 'block' || k === 'receiver' || (k === undefined && d.hasBody && d.fnType.order === 1);
 }
 
-function onlyControlUses(c: Continuation): boolean {
-  return [...c.uses.values()].every(({ user, index }) => user instanceof Continuation && isControlOperand(user, index));
+function onlyControlUses(c: Continuation, kinds: Map<Continuation, Kind>): boolean {
+  return [...c.uses.values()].every(({ user, index }) => user instanceof Continuation && isControlUse(user, index, kinds));
+}
+
+/** `isControlOperand`, except that what a native return passes is a value. */
+function isControlUse(user: Continuation, index: number, kinds: Map<Continuation, Kind>): boolean {
+  if (!isControlOperand(user, index)) return false;
+  return index === 0 || isBranchOrMatch(user.callee) || passesReturn(user, kinds);
+}
+
+function isBranchOrMatch(d: Def): boolean {
+  return d instanceof Continuation && (d.intrinsic === 'branch' || d.intrinsic === 'match');
 }
 
 /** A conversion is needed when a function value exists anywhere: as a continuation used as a value, or in a type. */
@@ -133,7 +177,7 @@ function needsConversion(
 ): boolean {
   for (const [c, k] of kinds) {
     if (k === 'lifted') return true;
-    if (k === 'closed' && !onlyControlUses(c)) return true;
+    if (k === 'closed' && !onlyControlUses(c, kinds)) return true;
   }
   for (const c of conts) if (c.hasBody && types.continuation(c, kinds.get(c)) !== c.type) return true;
   return primops.some((p) => types.value(p.type) !== p.type);
@@ -239,8 +283,8 @@ function checkReturnsStayLocal(c: Continuation, kinds: Map<Continuation, Kind>, 
   const blockLike = isBlockLike(c.callee, kinds);
   const bad = c.args.find((a, i) => {
     if (!isRetLike(a, kinds)) return false;
-    if (c.callee instanceof Continuation && (c.callee.intrinsic === 'branch' || c.callee.intrinsic === 'match')) return false;
-    return blockLike || i !== last || !returns(c.callee);
+    if (isBranchOrMatch(c.callee)) return false;
+    return blockLike || i !== last || !passesReturn(c, kinds);
   });
   if (!bad) return true;
   const owner = (bad as Param).continuation;
