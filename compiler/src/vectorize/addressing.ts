@@ -1,20 +1,21 @@
-// 64-bit addresses for the contiguous accesses of the full iterations.
+// 64-bit addresses for the contiguous and strided accesses of the full iterations.
 //
 // A body indexes arrays with i32 arithmetic that wraps, and a GEP sign-extends
-// its index, so an access at `X + x` (X the same in every iteration, x the
-// lane's index) costs an add and a sign extension per iteration and access:
-// LLVM cannot turn `sext(X + i)` into a pointer that advances by W elements,
-// because X + i might wrap between two iterations. The full iterations count
-// with an i64 `j` instead (i = j, which fits in an i32), and such an access
-// becomes `sext(x) + k + j`, where X = x + k with k a literal; that equals
-// `sext(X + i)` whenever x + k + i stays in the i32 range. Whether it does is
-// known before the loop: the lanes' x + k + i lie between x + k + lower and
-// x + k + upper - 1. The vector loop runs its full iterations only when every
-// x passes that check for its least and greatest k (vloop.ts); otherwise all
-// lanes go through the masked iterations, which keep the i32 arithmetic. So
-// no address changes, in any program, and the full iterations no longer rely
-// on the lanes of a contiguous access not wrapping either. The same streams of
-// loads get software prefetches (`prefetch`).
+// its index, so an access at `X + c·x` (X the same in every iteration, x the
+// lane's index, c the stride: 1, or a few elements apart) costs an add and a
+// sign extension per iteration and access: LLVM cannot turn `sext(X + c·i)`
+// into a pointer that advances by c·W elements, because X + c·i might wrap
+// between two iterations. The full iterations count with an i64 `j` instead
+// (i = j, which fits in an i32), and such an access becomes
+// `sext(x) + k + c·j`, where X = x + k with k a literal; that equals
+// `sext(X + c·i)` whenever x + k + c·i stays in the i32 range. Whether it does
+// is known before the loop: the lanes' x + k + c·i lie between x + k + c·lower
+// and x + k + c·(upper - 1). The vector loop runs its full iterations only when
+// every x passes that check for each of its strides and their least and
+// greatest k (vloop.ts); otherwise all lanes go through the masked iterations,
+// which keep the i32 arithmetic. So no address changes, in any program, and the
+// full iterations no longer rely on the lanes of an access not wrapping either.
+// The same streams of loads get software prefetches (`prefetch`).
 import { Continuation, type Def, isLit, Param, PrimOp } from '../ir/defs.ts';
 import { type DefiniteArrayType, type IndefiniteArrayType, type IRType, PrimType, type PtrType } from '../ir/types.ts';
 import type { World } from '../ir/world.ts';
@@ -27,11 +28,19 @@ interface Linear {
   c: bigint;
 }
 
+/** The accesses `sext(x) + k + c·j` of one x and stride c: their least and greatest k. */
+interface Offsets {
+  x: Def;
+  c: bigint;
+  min: bigint;
+  max: bigint;
+}
+
 export class WideIndex {
-  /** Per x, the least and greatest k of the accesses made `sext(x) + k + j`, which the check must cover. */
-  readonly offsets = new Map<Def, { min: bigint; max: bigint }>();
-  /** Per array of invariant address, the greatest k of its loads per x. */
-  private readonly streams = new Map<Def, Map<Def, bigint>>();
+  /** Per x and c, the range of k of the accesses made `sext(x) + k + c·j`, which the check must cover. */
+  readonly offsets = new Map<string, Offsets>();
+  /** Per array of invariant address, per x and c, the greatest k of its loads. */
+  private readonly streams = new Map<Def, Map<string, Offsets>>();
   private readonly invariants = new Map<Def, boolean>();
   private readonly i64: PrimType;
   private readonly i32: PrimType;
@@ -44,25 +53,26 @@ export class WideIndex {
 
   /**
    * The address of what `index` (i32 or a sign-extended i32, lane 0's) addresses
-   * in the array at `base`, as `sext(x) + k + j`; null if the index is not X + i.
-   * `read`: a load, whose stream `prefetch` covers.
+   * in the array at `base`, as `sext(x) + k + stride·j`; null if the index is not
+   * X + stride·i. `read`: a load, whose stream `prefetch` covers.
    */
-  address(base: Def, index: Def, read: boolean): Def | null {
+  address(base: Def, index: Def, stride: number, read: boolean): Def | null {
     const w = this.world;
     const narrow = index.type === this.i64 && index instanceof PrimOp && index.tag === 'cast' ? index.op(0) : index;
     if (narrow.type !== this.i32) return null;
     const lin = this.linear(narrow);
     // Only the i32 values of k and c matter to the wrapped index.
-    if (!lin || BigInt.asIntN(32, lin.c) !== 1n) return null;
+    const c = BigInt(stride);
+    if (!lin || BigInt.asIntN(32, lin.c) !== c) return null;
     const k = BigInt.asIntN(32, lin.k);
-    const range = this.offsets.get(lin.x);
-    this.offsets.set(lin.x, range ? { min: range.min < k ? range.min : k, max: range.max > k ? range.max : k } : { min: k, max: k });
+    const key = `${lin.x.gid}:${c}`;
+    cover(this.offsets, key, lin.x, c, k);
     if (read && this.invariant(base)) {
-      const streams = this.streams.get(base) ?? new Map<Def, bigint>();
-      const max = streams.get(lin.x);
-      this.streams.set(base, streams.set(lin.x, max !== undefined && max > k ? max : k));
+      const streams = this.streams.get(base) ?? new Map<string, Offsets>();
+      this.streams.set(base, streams);
+      cover(streams, key, lin.x, c, k);
     }
-    return w.lea(base, this.index(lin.x, k));
+    return w.lea(base, this.index(lin.x, k, c));
   }
 
   /**
@@ -74,7 +84,10 @@ export class WideIndex {
    * busy as the memory is, and 16 lanes 5 to 10% ahead. Kernels whose lines the
    * hardware prefetchers already bring in time (saxpy) neither gain nor lose. A
    * prefetch is only a hint: it never faults, and its address may lie past the
-   * array in the last iterations.
+   * array in the last iterations. A strided stream advances by more than a line
+   * per iteration, so its one prefetch skips some lines; one per line measured no
+   * faster (3-channel u8 images, streamed from DRAM): the hardware prefetchers
+   * follow such streams.
    */
   prefetch(b: Builder): void {
     const w = this.world;
@@ -86,29 +99,31 @@ export class WideIndex {
       const name = `llvm.prefetch.p${array.addrSpace}`;
       const i32 = this.i32;
       const prefetch = w.imported(w.fnType([w.mem, byte, i32, i32, i32, w.fnType([w.mem])]), name, 'device', name);
-      for (const [x, max] of streams) {
-        const ahead = w.lea(base, w.arith('add', this.index(x, max), w.lit(this.i64, BigInt(PREFETCH_BYTES / bytes))));
+      for (const { x, c, max } of streams.values()) {
+        const ahead = w.lea(base, w.arith('add', this.index(x, max, c), w.lit(this.i64, BigInt(PREFETCH_BYTES / bytes))));
         // Read, keep in all caches, data.
         b.call(prefetch, [w.bitcast(byte, ahead), w.litI32(0), w.litI32(3), w.litI32(1)], null);
       }
     }
   }
 
-  private index(x: Def, k: bigint): Def {
+  private index(x: Def, k: bigint, c: bigint): Def {
     const w = this.world;
-    return w.arith('add', w.arith('add', w.cast(this.i64, x), this.j), w.lit(this.i64, k));
+    return w.arith('add', w.arith('add', w.cast(this.i64, x), w.arith('mul', this.j, w.lit(this.i64, c))), w.lit(this.i64, k));
   }
 
-  /** True when no X + i of the loop from `lower` to `upper` wraps (see the top of the file). */
+  /** True when no X + c·i of the loop from `lower` to `upper` wraps (see the top of the file). */
   check(lower: Def, upper: Def): Def {
     const w = this.world;
     const lo = w.cast(this.i64, lower);
     const hi = w.cast(this.i64, upper);
     let ok: Def = w.litBool(true);
-    for (const [x, { min, max }] of this.offsets) {
+    // x + k + c·lower >= -2^31 and x + k + c·(upper - 1) < 2^31, exact in i64 for the i32 x, lower, upper.
+    for (const { x, c, min, max } of this.offsets.values()) {
       const x64 = w.cast(this.i64, x);
-      ok = w.arith('and', ok, w.cmp('ge', w.arith('add', x64, lo), w.lit(this.i64, -(2n ** 31n) - min)));
-      ok = w.arith('and', ok, w.cmp('le', w.arith('add', x64, hi), w.lit(this.i64, 2n ** 31n - max)));
+      const plus = (d: Def): Def => w.arith('add', x64, w.arith('mul', d, w.lit(this.i64, c)));
+      ok = w.arith('and', ok, w.cmp('ge', plus(lo), w.lit(this.i64, -(2n ** 31n) - min)));
+      ok = w.arith('and', ok, w.cmp('le', plus(hi), w.lit(this.i64, 2n ** 31n - 1n + c - max)));
     }
     return ok;
   }
@@ -157,6 +172,14 @@ export class WideIndex {
     }
     return known;
   }
+}
+
+/** Adds the access `sext(x) + k + c·j` to the ranges of `byTerm`. */
+function cover(byTerm: Map<string, Offsets>, key: string, x: Def, c: bigint, k: bigint): void {
+  const o = byTerm.get(key);
+  if (!o) byTerm.set(key, { x, c, min: k, max: k });
+  else if (k < o.min) o.min = k;
+  else if (k > o.max) o.max = k;
 }
 
 /** 8 cache lines: on the blur, 256 to 512 bytes ahead work best, 768 no longer help. */
