@@ -116,8 +116,8 @@ export function entryFunction(v: Variant): string {
   if (v.pipeline === 'gauss5' && v.type === 'u8') {
     return [
       `extern fn ${name}(inp: &mut [u8], out: &mut [u8], w: i32, h: i32, outside: i32) -> () {`,
-      `    for c in unroll(0, ${v.channels}) {`,
-      `        gauss5_u8(inp, out, w, h, ${v.channels}, c, ${scheduleImpala(v.schedule, 32)}, ${mode}, outside as u8)`,
+      `    for c, s in channels_in_strips(${scheduleImpala(v.schedule, 32)}, h, ${v.channels}) {`,
+      `        gauss5_u8(inp, out, w, h, ${v.channels}, c, s, ${mode}, outside as u8)`,
       `    }`,
       `}`,
     ].join('\n');
@@ -125,10 +125,13 @@ export function entryFunction(v: Variant): string {
   const channel = `channel_${v.type}`;
   // heat(n) and wave(n) return the pipeline for frame n.
   const pipeline = takesIter(v.pipeline) ? `${v.pipeline}(${v.iter ?? DEFAULT_ITER})` : v.pipeline;
+  // Heat's steps each need the whole previous step, so its channels cannot share strips.
+  const channels = v.pipeline === 'heat' ? `c in unroll(0, ${v.channels})` : `c, s in channels_in_strips(${schedule}, h, ${v.channels})`;
+  const stages = v.pipeline === 'heat' ? schedule : 's';
   return [
     `extern fn ${name}(inp: &mut [${v.type}], out: &mut [${v.type}], w: i32, h: i32, outside: i32) -> () {`,
-    `    for c in unroll(0, ${v.channels}) {`,
-    `        ${pipeline}(${channel}(inp, w, h, ${v.channels}, c), ${channel}(out, w, h, ${v.channels}, c), ${schedule}, ${mode}, outside)`,
+    `    for ${channels} {`,
+    `        ${pipeline}(${channel}(inp, w, h, ${v.channels}, c), ${channel}(out, w, h, ${v.channels}, c), ${stages}, ${mode}, outside)`,
     `    }`,
     `}`,
   ].join('\n');
