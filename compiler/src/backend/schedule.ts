@@ -33,6 +33,7 @@ export function scheduleFunction(entry: Continuation, program: Program): Schedul
   const cfg = buildCFG(entry, program);
   const dom = dominatorTree(cfg);
   const loopDepth = loopDepths(cfg, dom);
+  const fewerLoops = fewerLoopsAbove(cfg, dom, loopDepth);
   const order = topologicalOrder(cfg);
 
   const blockOfParam = (p: Param): Continuation => {
@@ -78,7 +79,7 @@ export function scheduleFunction(entry: Continuation, program: Program): Schedul
       continue;
     }
     const traps = mayTrap.has(p.tag) && p.type instanceof PrimType && !p.type.isFloat;
-    blockOf.set(p, traps ? late : shallowest(late, e, dom, loopDepth));
+    blockOf.set(p, traps ? late : shallowest(late, e, dom, fewerLoops));
   }
 
   for (const b of cfg.blocks) {
@@ -95,14 +96,30 @@ export function scheduleFunction(entry: Continuation, program: Program): Schedul
   return { cfg, dom, loopDepth, placed, blockOf };
 }
 
-/** Walks from `late` up the dominator tree to `early`; the block in the fewest loops wins, the latest on ties. */
-function shallowest(late: Continuation, early: Continuation, dom: DomTree, loopDepth: ReadonlyMap<Continuation, number>): Continuation {
+/**
+ * Between `late` and its dominator `early`, the block in the fewest loops, the latest
+ * on ties: up the chain of blocks each in fewer loops than the one below, which is
+ * at most as long as the loop nesting, where walking every dominator in between
+ * would make a value defined early and used at the end of a long chain of blocks
+ * cost the length of the chain.
+ */
+function shallowest(late: Continuation, early: Continuation, dom: DomTree, fewerLoops: ReadonlyMap<Continuation, Continuation>): Continuation {
   let best = late;
-  for (let b: Continuation = late; b !== early; ) {
-    b = dom.idom(b)!;
-    if (loopDepth.get(b)! < loopDepth.get(best)!) best = b;
-  }
+  for (let b = fewerLoops.get(best); b && dom.depth(b) >= dom.depth(early); b = fewerLoops.get(best)) best = b;
   return best;
+}
+
+/** For each block, the nearest dominator in fewer loops (none for the blocks in the fewest). */
+function fewerLoopsAbove(cfg: CFG, dom: DomTree, loopDepth: ReadonlyMap<Continuation, number>): Map<Continuation, Continuation> {
+  const above = new Map<Continuation, Continuation>();
+  // Reverse post-order: dominators first. The candidates skipped are in no fewer loops than the one they were skipped for.
+  for (const b of cfg.blocks) {
+    const depth = loopDepth.get(b)!;
+    let c = dom.idom(b) ?? undefined;
+    while (c && loopDepth.get(c)! >= depth) c = above.get(c);
+    if (c) above.set(b, c);
+  }
+  return above;
 }
 
 /**

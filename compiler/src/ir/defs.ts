@@ -112,6 +112,13 @@ export type PrimOpTag =
   | 'known';
 
 export class PrimOp extends Def {
+  /**
+   * The largest gid of a Param this primop reads through primops, -1 for none. Gids
+   * grow with creation, so a primop whose newest param is older than a continuation's
+   * params reads none of them: searches for them skip whole chains without walking them.
+   */
+  readonly newestParam: number;
+
   constructor(
     readonly tag: PrimOpTag,
     type: IRType,
@@ -120,12 +127,22 @@ export class PrimOp extends Def {
     readonly payload: unknown = undefined,
   ) {
     super(type);
-    ops.forEach((d, i) => this.setOp(i, d));
+    let newest = -1;
+    ops.forEach((d, i) => {
+      this.setOp(i, d);
+      newest = Math.max(newest, newestParam(d));
+    });
+    this.newestParam = newest;
   }
 
   get label(): string {
     return `${this.tag}_${this.gid}`;
   }
+}
+
+/** `PrimOp.newestParam` extended to any def: a continuation is a name, its params are not read through it. */
+export function newestParam(d: Def): number {
+  return d instanceof PrimOp ? d.newestParam : d instanceof Param ? d.gid : -1;
 }
 
 export type LitValue = bigint | number | boolean;

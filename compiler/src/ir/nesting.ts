@@ -41,7 +41,7 @@ export class Nesting {
 
   /** Analyses everything reachable from `roots`. */
   constructor(roots: Iterable<Continuation>) {
-    const conts = this.reachable(roots);
+    const conts = bodiesReachable(roots);
     const usedBy = new Map<Continuation, Continuation[]>();
     for (const c of conts) {
       const d = this.directOfOps(c.ops);
@@ -89,27 +89,6 @@ export class Nesting {
     return o;
   }
 
-  /** Continuations with a body reachable from `roots` through bodies and primops. */
-  private reachable(roots: Iterable<Continuation>): Continuation[] {
-    const seen = new Set<Def>(roots);
-    const conts: Continuation[] = [];
-    const stack: Def[] = [...seen];
-    while (stack.length) {
-      const d = stack.pop()!;
-      if (d instanceof Continuation) {
-        if (!d.hasBody) continue;
-        conts.push(d);
-      }
-      for (const o of d.ops) {
-        if (!seen.has(o)) {
-          seen.add(o);
-          stack.push(o);
-        }
-      }
-    }
-    return conts;
-  }
-
   private directOfOps(ops: readonly Def[]): Direct {
     const params: Conts[] = [];
     const conts: Conts[] = [];
@@ -145,4 +124,25 @@ export class Nesting {
     }
     return this.direct.get(root)!;
   }
+}
+
+/** Continuations with a body reachable from `roots` through bodies and primops: the ones `Nesting` analyses. */
+export function bodiesReachable(roots: Iterable<Continuation>): Continuation[] {
+  const seen = new Set<Def>(roots);
+  const conts: Continuation[] = [];
+  const stack: Def[] = [...seen];
+  while (stack.length) {
+    const d = stack.pop()!;
+    if (d instanceof Continuation) {
+      if (!d.hasBody) continue;
+      conts.push(d);
+    }
+    for (const o of d.ops) {
+      if (!seen.has(o)) {
+        seen.add(o);
+        stack.push(o);
+      }
+    }
+  }
+  return conts;
 }

@@ -4,7 +4,8 @@
 // them. Literals are written inline. Output depends only on the graph (gids and
 // use order), so it is stable across runs and diffable.
 import { Continuation, type Def, Param, PrimOp, isLit } from './defs.ts';
-import { Nesting } from './nesting.ts';
+import { Closedness } from './closedness.ts';
+import { bodiesReachable, Nesting } from './nesting.ts';
 import { Scope } from './scope.ts';
 import { DefiniteArrayType, type IRType, PrimType, VariantType } from './types.ts';
 import type { World } from './world.ts';
@@ -14,9 +15,9 @@ export function printWorld(world: World): string {
   const lines: string[] = [];
   for (const c of conts) if (c.isImported) lines.push(importLine(c));
   if (lines.length) lines.push('');
-  const nesting = new Nesting(conts);
-  const printer = new Printer(nesting);
-  for (const c of conts) if (c.hasBody && nesting.needs(c).size === 0) printer.group(new Scope(c), lines);
+  const outer = new Outer(conts);
+  const printer = new Printer(outer);
+  for (const c of conts) if (c.hasBody && outer.isClosed(c)) printer.group(new Scope(c), lines);
   // Closures not nested in any printed scope (only reachable through dead code, or not yet lowered).
   for (const c of conts) if (c.hasBody && !printer.printed.has(c)) printer.group(new Scope(c), lines);
   return lines.join('\n');
@@ -24,7 +25,7 @@ export function printWorld(world: World): string {
 
 export function printScope(scope: Scope): string {
   const lines: string[] = [];
-  new Printer(new Nesting([scope.entry])).group(scope, lines);
+  new Printer(new Outer([scope.entry])).group(scope, lines);
   return lines.join('\n');
 }
 
@@ -48,15 +49,40 @@ function importLine(c: Continuation): string {
   return `import "${c.cc}" ${link}${alias}: ${c.type}`;
 }
 
+/**
+ * The continuations a group's entry is a closure over. Only groups of nested
+ * entries need them, and the nesting sets of every continuation add up to the sum
+ * of all nesting depths (quadratic in a long chain of calls), so the top-level
+ * ones are found without them.
+ */
+class Outer {
+  private readonly closedness: Closedness;
+  private nesting: Nesting | null = null;
+
+  constructor(private readonly roots: readonly Continuation[]) {
+    this.closedness = new Closedness(bodiesReachable(roots));
+  }
+
+  isClosed(c: Continuation): boolean {
+    return this.closedness.isClosed(c);
+  }
+
+  of(c: Continuation): ReadonlySet<Continuation> {
+    if (this.isClosed(c)) return new Set();
+    this.nesting ??= new Nesting(this.roots);
+    return this.nesting.needs(c);
+  }
+}
+
 class Printer {
   /** Continuations already printed by an earlier group. */
   readonly printed = new Set<Continuation>();
 
-  constructor(private readonly nesting: Nesting) {}
+  constructor(private readonly outer: Outer) {}
 
   group(scope: Scope, lines: string[]): void {
     const entry = scope.entry;
-    const outer = [...this.nesting.needs(entry)].sort((a, b) => a.gid - b.gid);
+    const outer = [...this.outer.of(entry)].sort((a, b) => a.gid - b.gid);
     const attrs = [
       entry.external ? ` extern${entry.cc === 'internal' ? '' : ` "${entry.cc}"`}` : '',
       entry.linkName && entry.linkName !== entry.name ? ` = "${entry.linkName}"` : '',

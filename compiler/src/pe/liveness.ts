@@ -4,7 +4,7 @@
 // A use counts when it comes from a registered continuation with a body, or
 // from a primop that such a continuation uses. Dead but registered code still
 // counts, so the answer errs towards "used elsewhere": never inline wrongly.
-import { Continuation, type Def, Param, PrimOp } from '../ir/defs.ts';
+import { Continuation, type Def, newestParam, Param, PrimOp } from '../ir/defs.ts';
 import type { World } from '../ir/world.ts';
 
 export function isLive(world: World, c: Continuation): boolean {
@@ -74,14 +74,17 @@ function primopIsLive(world: World, root: PrimOp, seen: Set<Def>): boolean {
 
 /** Whether one of `defs` reads a param of `f` through primops: `u: f(args…)` with such args is inside `f`. */
 export function readsParamsOf(defs: readonly Def[], f: Continuation): boolean {
+  // Without the bound every call of a chain of inlined calls walks the whole chain
+  // of primops before it: quadratic in the length of the chain.
+  const oldest = Math.min(...f.params.map((p) => p.gid));
   const seen = new Set<Def>();
-  const stack = [...defs];
+  const stack = defs.filter((d) => newestParam(d) >= oldest);
   while (stack.length) {
     const d = stack.pop()!;
     if (seen.has(d)) continue;
     seen.add(d);
     if (d instanceof Param && d.continuation === f) return true;
-    if (d instanceof PrimOp) stack.push(...d.ops);
+    if (d instanceof PrimOp) for (const o of d.ops) if (newestParam(o) >= oldest) stack.push(o);
   }
   return false;
 }

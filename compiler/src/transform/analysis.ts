@@ -29,75 +29,8 @@ export function reachable(world: World): Reachable {
   return { continuations, primops };
 }
 
-/** Params and continuations a continuation's body mentions directly (through primops, not through other continuations). */
-function bodyRefs(c: Continuation): { params: Set<Param>; continuations: Set<Continuation> } {
-  const params = new Set<Param>();
-  const continuations = new Set<Continuation>();
-  const seen = new Set<Def>();
-  const stack: Def[] = [...c.ops];
-  while (stack.length) {
-    const d = stack.pop()!;
-    if (seen.has(d)) continue;
-    seen.add(d);
-    if (d instanceof Param) params.add(d);
-    else if (d instanceof Continuation) continuations.add(d);
-    else for (const o of d.ops) stack.push(o);
-  }
-  return { params, continuations };
-}
-
-/**
- * Which continuations are closed. A continuation is nested in `f` when its body
- * uses one of `f`'s params, or mentions a continuation nested in `f` (jumping to a
- * block of `f` makes you part of `f` just as using one of its params does), unless
- * it is `f` itself. A continuation nested in nothing is closed: a top-level
- * function, or a block that can live in any function. The sets hold the
- * continuations whose params are needed, not the params, which keeps them small.
- */
-export class Closedness {
-  private readonly owners = new Map<Continuation, Set<Continuation>>();
-
-  constructor(conts: Iterable<Continuation>) {
-    const users = new Map<Continuation, Continuation[]>();
-    const all = [...conts];
-    for (const c of all) {
-      const r = bodyRefs(c);
-      const mine = new Set<Continuation>();
-      for (const p of r.params) if (p.continuation !== c) mine.add(p.continuation);
-      this.owners.set(c, mine);
-      for (const t of r.continuations) {
-        let us = users.get(t);
-        if (!us) users.set(t, (us = []));
-        us.push(c);
-      }
-    }
-    // Propagate from mentioned continuations to the ones mentioning them until nothing grows.
-    const work = all.filter((c) => this.owners.get(c)!.size > 0);
-    const queued = new Set(work);
-    while (work.length) {
-      const c = work.pop()!;
-      queued.delete(c);
-      const from = this.owners.get(c)!;
-      for (const u of users.get(c) ?? []) {
-        const to = this.owners.get(u);
-        if (!to) continue;
-        const before = to.size;
-        for (const o of from) if (o !== u) to.add(o);
-        if (to.size > before && !queued.has(u)) {
-          queued.add(u);
-          work.push(u);
-        }
-      }
-    }
-  }
-
-  isClosed(c: Continuation): boolean {
-    return (this.owners.get(c)?.size ?? 0) === 0;
-  }
-}
-
-/** The name this analysis had first; passes written against it keep working. */
-export { Closedness as FreeParams };
+/** Which continuations are closed; `FreeParams` is the name this analysis had first. */
+export { Closedness, Closedness as FreeParams } from '../ir/closedness.ts';
 
 /**
  * Whether body operand `index` of `user` (0 = callee) is a control-flow position:

@@ -54,6 +54,8 @@ export function lower2cff(world: World, opts: Lower2CffOptions): boolean {
       const callee = u.callee;
       if (!(callee instanceof Continuation) || !callee.hasBody || callee.isIntrinsic) continue;
       if (callee.params.length !== u.args.length) continue;
+      // Only higher-order params can be dropped, and the scope of a block in a long chain is the rest of the chain.
+      if (callee.params.every((p) => typeOrder(p.type) === 0)) continue;
       let moving = nonStatic.get(callee);
       if (!moving) nonStatic.set(callee, (moving = nonStaticParams(callee)));
       const dropped = badArguments(u, callee, free.isClosed(callee), moving);
