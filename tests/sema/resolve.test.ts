@@ -123,6 +123,22 @@ describe('name resolution', () => {
     ]);
   });
 
+  it('resolves names in a nested fn as of its block, not as of when the fn is checked', () => {
+    const c = check(`
+      fn h() -> i32 { 1 }
+      fn outer() -> i32 {
+        let x = 1;
+        { fn g() -> i32 { h() } fn k() -> i32 { x } }
+        let h = 2;
+        let x = true;
+        h
+      }
+    `);
+    expect(c.errors).toEqual(["5:49: cannot capture local 'x' in a nested item"]);
+    const [res] = resOf(allExprs(c.user), 'h');
+    expect(res).toMatchObject({ kind: 'fn', decl: { name: { name: 'h' } } });
+  });
+
   it('lets closures capture locals', () => {
     const c = checkClean(`
       fn main() -> i32 { let k = 3; let f = |x: i32| x + k; f(1) }

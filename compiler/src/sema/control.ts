@@ -10,7 +10,7 @@ import { showType } from './infer.ts';
 import { lowerType } from './lower.ts';
 import { checkExhaustive } from './exhaustive.ts';
 import { bindPattern } from './patterns.ts';
-import { Frame } from './scope.ts';
+import { Frame, Lets } from './scope.ts';
 import { contType, directForm, isUnit } from './type-ops.ts';
 import { boolT, prune, unit, type Type } from './types.ts';
 
@@ -25,8 +25,9 @@ export function checkBlock(ck: Checker, b: Block, exp?: Type): Type {
       ck.frame = new Frame(ck.frame);
       collectItems(items, ck.frame, { sink: ck.sink, declared: (i, f) => ck.declared(i, f) });
     }
+    const lets = new Lets(ck.frame);
     let diverges = false;
-    for (const s of b.stmts) if (checkStmt(ck, s)) diverges = true;
+    for (const s of b.stmts) if (checkStmt(ck, s, lets)) diverges = true;
     if (b.expr) return checkExpr(ck, b.expr, exp);
     return diverges ? neverT : unit;
   });
@@ -37,7 +38,7 @@ export function checkBlockExpr(ck: Checker, e: ExprOf<'block'>, exp: Type | unde
 }
 
 /** Returns whether the statement never completes. */
-function checkStmt(ck: Checker, s: Stmt): boolean {
+function checkStmt(ck: Checker, s: Stmt, lets: Lets): boolean {
   switch (s.kind) {
     case 'item':
       return false;
@@ -52,9 +53,10 @@ function checkStmt(ck: Checker, s: Stmt): boolean {
         if (!declared) t = it;
         diverges = prune(it).tag === 'never';
       }
-      const f = new Frame(ck.frame);
-      bindPattern(ck, s.pattern, t, f, false);
-      ck.frame = f;
+      // Collects the pattern's bindings, to catch a name bound twice in it.
+      const bound = new Frame(null);
+      bindPattern(ck, s.pattern, t, bound, false);
+      ck.frame = lets.bind(bound.values);
       return diverges;
     }
   }

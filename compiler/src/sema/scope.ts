@@ -30,11 +30,15 @@ export class Frame {
   ) {}
 
   lookupValue(name: string): Found<ValueEntry> | null {
-    return this.lookup((f) => f.values.get(name), (e) => e.kind === 'local');
+    return this.lookup((f) => f.valueHere(name), (e) => e.kind === 'local');
   }
 
   lookupType(name: string): Found<TypeEntry> | null {
     return this.lookup((f) => f.types.get(name), (e) => e.kind === 'typeparam');
+  }
+
+  protected valueHere(name: string): ValueEntry | undefined {
+    return this.values.get(name);
   }
 
   private lookup<E>(get: (f: Frame) => E | undefined, isLocal: (e: E) => boolean): Found<E> | null {
@@ -45,6 +49,56 @@ export class Frame {
       if (f.boundary) crossed = true;
     }
     return null;
+  }
+}
+
+/**
+ * The `let`s of one block. A frame per `let` would make a lookup walk every
+ * earlier `let` of the block (quadratic in long blocks); instead all of them share
+ * one table, and the frame after the i-th `let` sees the bindings of the first i.
+ * Those frames stay valid after later `let`s: items declared in nested blocks keep
+ * theirs and are checked after the block.
+ */
+export class Lets {
+  /** Per name, its bindings in order, each with the number of the `let` that made it. */
+  private readonly bindings = new Map<string, { at: number; entry: ValueEntry }[]>();
+  private count = 0;
+
+  constructor(private readonly base: Frame) {}
+
+  /** The frame after one more `let`, which binds `values`. */
+  bind(values: ReadonlyMap<string, ValueEntry>): Frame {
+    const at = ++this.count;
+    for (const [name, entry] of values) {
+      let list = this.bindings.get(name);
+      if (!list) this.bindings.set(name, (list = []));
+      list.push({ at, entry });
+    }
+    return new LetFrame(this.base, this, at);
+  }
+
+  /** The binding of `name` after the first `at` lets. */
+  get(name: string, at: number): ValueEntry | undefined {
+    const list = this.bindings.get(name);
+    if (!list) return undefined;
+    // The scan from the newest binding goes further only for a frame kept for a
+    // nested item, which is checked after the block has shadowed the name again.
+    for (let i = list.length - 1; i >= 0; i--) if (list[i]!.at <= at) return list[i]!.entry;
+    return undefined;
+  }
+}
+
+class LetFrame extends Frame {
+  constructor(
+    base: Frame,
+    private readonly lets: Lets,
+    private readonly at: number,
+  ) {
+    super(base);
+  }
+
+  protected override valueHere(name: string): ValueEntry | undefined {
+    return this.lets.get(name, this.at);
   }
 }
 
