@@ -65,4 +65,22 @@ extern fn test(n: i32, k: i32) -> i32 { sum(0, n, |i| i * k) }`);
     expect(p.runAll('test', args)).toEqual(before);
     expect(p.trace.filter((l) => l.includes('args [f]'))).toHaveLength(1);
   });
+
+  it('specialises a closure that a mutual recursion passes on unchanged', () => {
+    // `od` passes on its own param, which holds what `ev` was called with: static around the cycle.
+    const p = new Program(`
+fn ev(n: i32, f: fn(i32) -> i32) -> i32 { if n == 0 { f(0) } else { od(n - 1, f) } }
+fn od(n: i32, f: fn(i32) -> i32) -> i32 { if n == 0 { f(1) } else { ev(n - 1, f) } }
+extern fn test(n: i32) -> i32 { ev(n, |z: i32| z + 1) + od(n, |z: i32| z * 3) }`);
+    const xs = [[0n], [3n], [4n]];
+    const before = p.runAll('test', xs);
+    expect(p.evaluate()).toBe(true);
+    expect(p.runAll('test', xs)).toEqual(before);
+    expect(p.trace.filter((l) => l.includes('(higher-order)'))).toEqual([
+      expect.stringMatching(/^specialise ev at test.impala:4:33: args \[f\] = lambda \(higher-order\)$/),
+      expect.stringMatching(/^specialise od at test.impala:2:43: args \[f\] = lambda \(higher-order\)$/),
+      expect.stringMatching(/^specialise od at test.impala:4:57: args \[f\] = lambda \(higher-order\)$/),
+      expect.stringMatching(/^specialise ev at test.impala:3:43: args \[f\] = lambda \(higher-order\)$/),
+    ]);
+  });
 });

@@ -87,4 +87,22 @@ describe('partial evaluation regressions', () => {
       [1n],
     );
   });
+
+  it('does not specialise for the return blocks of a mutual recursion returning closures', () => {
+    // `even` calls `odd`, which calls `even` with a return block of its own that wraps the one
+    // `even` was called with. Only direct recursion counted as changing an argument, so each
+    // call was specialised for the next, bigger return continuation until the budget ran out.
+    expectSameAfterEvaluation(
+      `fn even(n: i32) -> fn(i32) -> i32 {
+           if n == 0 { |z: i32| z } else { let f = odd(n - 1); |z: i32| f(z) * 2 }
+       }
+       fn odd(n: i32) -> fn(i32) -> i32 {
+           if n == 0 { |z: i32| -z } else { let f = even(n - 1); print_i32(n); |z: i32| f(z) + n }
+       }
+       extern fn test(n: i32, z: i32) -> i32 { even(n)(z) }`,
+      '2',
+      -36n,
+      [3n, 10n],
+    );
+  });
 });

@@ -8,10 +8,12 @@
 // recursion changes (a non-static argument, e.g. a fresh return block of a
 // non-tail recursive call) is not specialised: every specialisation would create
 // the next closure to specialise for. This is the rule lower2cff applies to the
-// calls the evaluator leaves, so both passes agree on what a bad call is. The
-// evaluator lifts it where a filter already specialises a non-static argument
-// (`n` of `fn @(?n) pow`): the filter then decides how far the recursion
-// unfolds, and the closures are specialised along with it.
+// calls the evaluator leaves, so both passes agree on what a bad call is, except
+// that the evaluator also looks at recursion through other functions, which
+// lower2cff only stops with its budget. The evaluator lifts it where a filter
+// already specialises a non-static argument (`n` of `fn @(?n) pow`): the filter
+// then decides how far the recursion unfolds, and the closures are specialised
+// along with it.
 // A recursion that passes, instead of the param, a value from outside the
 // callee is static for a call passing that same value: the specialisation's
 // recursive calls pass the dropped value and are rewired to it. This is how a
@@ -47,27 +49,122 @@ function isStandardReturn(a: Def): boolean {
 export type Recursion = ReadonlyMap<number, ReadonlySet<Def> | 'varies'>;
 
 /**
- * What the recursive calls inside `callee` pass instead of each param: the
- * values from outside `callee`, or 'varies' when some call passes a value of
- * `callee`'s own scope (different in each activation).
+ * What the recursive calls of `callee` pass instead of each param: the values
+ * from outside `callee`, or 'varies' when some call passes a value of `callee`'s
+ * own scope (different in each activation). Recursion through other functions
+ * (`even` calls `odd`, which calls `even`) counts too, a value of the calling
+ * function's scope varying as well: its return block wraps the one `callee`
+ * was called with, so specialising for it would make the next one forever. A
+ * param of the calling function that only ever carries `callee`'s param around
+ * the cycle is that param passed on unchanged.
  */
 export function recursion(callee: Continuation): Recursion {
   const passed = new Map<number, Set<Def> | 'varies'>();
-  const scope = new Scope(callee);
-  for (const c of scope.continuations) {
-    if (!c.hasBody || c.callee !== callee || c.args.length !== callee.params.length) continue;
-    c.args.forEach((a, i) => {
-      if (a === callee.param(i)) return;
-      const values = passed.get(i) ?? new Set<Def>();
-      if (values === 'varies' || scope.contains(a)) {
-        passed.set(i, 'varies');
-      } else {
-        values.add(a);
-        passed.set(i, values);
-      }
-    });
+  const own = new Scope(callee);
+  const scopes = [own, ...cycleThrough(own)];
+  const carried = carriedParams(callee, scopes);
+  for (const scope of scopes) {
+    for (const c of scope.continuations) {
+      if (!c.hasBody || c.callee !== callee || c.args.length !== callee.params.length) continue;
+      c.args.forEach((a, i) => {
+        if (a === callee.param(i) || (a instanceof Param && carried.get(a) === i)) return;
+        const values = passed.get(i) ?? new Set<Def>();
+        if (values === 'varies' || own.contains(a) || scope.contains(a)) {
+          passed.set(i, 'varies');
+        } else {
+          values.add(a);
+          passed.set(i, values);
+        }
+      });
+    }
   }
   return passed;
+}
+
+/**
+ * For the params of the other functions of the cycle (`scopes` past the first),
+ * the index of `callee`'s param each one always holds: every call inside the
+ * cycle passes that param, the param itself, or another param holding it. A
+ * greatest fixpoint, as a loop's invariant: a param is assumed to hold its value
+ * until some call passes something else.
+ */
+function carriedParams(callee: Continuation, scopes: readonly Scope[]): Map<Param, number> {
+  const members = new Set(scopes.slice(1).map((s) => s.entry));
+  // An index, or null once some call passes something else; absent while no call says anything.
+  const holds = new Map<Param, number | null>();
+  const holding = (a: Def): number | null | undefined => {
+    const i = callee.params.indexOf(a as Param);
+    if (i >= 0) return i;
+    return a instanceof Param && members.has(a.continuation) ? holds.get(a) : null;
+  };
+  for (let changed = true; changed; ) {
+    changed = false;
+    const settle = (p: Param, v: number | null): void => {
+      const old = holds.get(p);
+      const next = old === undefined || old === v ? v : null;
+      if (next !== old) {
+        holds.set(p, next);
+        changed = true;
+      }
+    };
+    for (const scope of scopes) {
+      for (const d of scope.defs) {
+        d.ops.forEach((o, k) => {
+          if (!(o instanceof Continuation) || !members.has(o)) return;
+          // Passed on as a value, a member may be called with anything.
+          const called = d instanceof Continuation && d.hasBody && k === 0 && d.args.length === o.params.length;
+          o.params.forEach((p, j) => {
+            if (!called) return settle(p, null);
+            const a = (d as Continuation).arg(j);
+            if (a === p) return;
+            const v = holding(a);
+            if (v !== undefined) settle(p, v);
+          });
+        });
+      }
+    }
+  }
+  const carried = new Map<Param, number>();
+  for (const [p, v] of holds) if (v !== null) carried.set(p, v);
+  return carried;
+}
+
+/**
+ * The scopes, outside `own`, of the continuations that `own`'s entry reaches and
+ * that reach it back, by mentioning continuations outside their own scope.
+ */
+function cycleThrough(own: Scope): Scope[] {
+  const scopes = new Map<Continuation, Scope>([[own.entry, own]]);
+  const mentions = new Map<Continuation, Continuation[]>();
+  const queue = [own.entry];
+  while (queue.length) {
+    const g = queue.pop()!;
+    const scope = scopes.get(g)!;
+    const out = new Set<Continuation>();
+    for (const d of scope.defs) {
+      for (const o of d.ops) {
+        if (o instanceof Continuation && o.hasBody && !o.isIntrinsic && !scope.contains(o)) out.add(o);
+      }
+    }
+    mentions.set(g, [...out]);
+    for (const o of out) {
+      if (scopes.has(o)) continue;
+      scopes.set(o, new Scope(o));
+      queue.push(o);
+    }
+  }
+  // Backwards from the entry: who reaches it.
+  const back = new Set<Continuation>([own.entry]);
+  for (let grew = true; grew; ) {
+    grew = false;
+    for (const [g, out] of mentions) {
+      if (!back.has(g) && out.some((o) => back.has(o))) {
+        back.add(g);
+        grew = true;
+      }
+    }
+  }
+  return [...back].filter((g) => g !== own.entry && !own.contains(g)).map((g) => scopes.get(g)!);
 }
 
 /** Indices of the params that the recursion changes for the call `callee(args…)` (the non-static arguments). */
