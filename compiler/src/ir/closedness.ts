@@ -78,7 +78,7 @@ export function nestedBySets(all: readonly Continuation[]): boolean[] {
 }
 
 /** Params and continuations a continuation's body mentions directly (through primops, not through other continuations). */
-function bodyRefs(c: Continuation): { params: Set<Param>; continuations: Set<Continuation> } {
+export function bodyRefs(c: Continuation): { params: Set<Param>; continuations: Set<Continuation> } {
   const params = new Set<Param>();
   const continuations = new Set<Continuation>();
   const seen = new Set<Def>();

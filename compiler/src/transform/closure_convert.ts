@@ -38,6 +38,7 @@
 // an enclosing function (a `return` or `break` passed to a function that could
 // not be specialised) would need a non-local jump; that is a user-facing error.
 import { Continuation, type Def, Param, PrimOp } from '../ir/defs.ts';
+import { bodyRefs } from '../ir/closedness.ts';
 import { Scope } from '../ir/scope.ts';
 import {
   DefiniteArrayType, FnType, IndefiniteArrayType, type IRType, PtrType, StructType, TupleType, VariantType,
@@ -649,20 +650,7 @@ class ConvertCloner extends Cloner {
 
 /** Lifted closures (other than `self`) that `c`'s body mentions, through primops included. */
 function closuresCreatedBy(c: Continuation, kinds: Map<Continuation, Kind>, self: Continuation | null): Continuation[] {
-  const found = new Set<Continuation>();
-  const seen = new Set<Def>();
-  const stack: Def[] = [...c.ops];
-  while (stack.length) {
-    const d = stack.pop()!;
-    if (seen.has(d)) continue;
-    seen.add(d);
-    if (d instanceof Continuation) {
-      if (d !== self && kinds.get(d) === 'lifted') found.add(d);
-    } else if (d instanceof PrimOp) {
-      stack.push(...d.ops);
-    }
-  }
-  return [...found].sort((a, b) => a.gid - b.gid);
+  return [...bodyRefs(c).continuations].filter((d) => d !== self && kinds.get(d) === 'lifted').sort((a, b) => a.gid - b.gid);
 }
 
 /**
