@@ -4,6 +4,7 @@ import { expect } from 'vitest';
 import type { Image } from '../../libs/image/image.ts';
 import { makeImage } from '../../libs/image/image.ts';
 import type { ElementType } from '../../libs/image/variants.ts';
+import { random } from '../random.ts';
 
 /** The sizes the acceptance criteria name: a single pixel, smaller than a tile, and larger than one but not a multiple. */
 export const SIZES: readonly (readonly [number, number])[] = [
@@ -15,17 +16,9 @@ export const SIZES: readonly (readonly [number, number])[] = [
 /** A deterministic pseudo-random image (xorshift32): u8 over 0–255, i32 over −5000–5000 (negative values exercise truncating division), f32 over [0, 1). */
 export function randomImage(type: ElementType, width: number, height: number, channels: number, seed: number): Image {
   const img = makeImage(type, width, height, channels);
-  let s = seed >>> 0 || 1;
-  const next = () => {
-    s ^= s << 13;
-    s >>>= 0;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    s >>>= 0;
-    return s;
-  };
+  const next = random(seed);
   for (let i = 0; i < img.data.length; i++) {
-    const r = next();
+    const r = next() * 2 ** 32;
     img.data[i] = type === 'u8' ? r & 255 : type === 'i32' ? (r % 10001) - 5000 : r / 2 ** 32;
   }
   return img;

@@ -10,6 +10,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { type CompiledLibrary, compile } from '../../compiler/src/driver/compile.ts';
 import { compileToLLVM } from '../../compiler/src/driver/pipeline.ts';
 import { llvmFunction } from './support.ts';
+import { random } from '../random.ts';
 
 const file = 'sorting_networks.impala';
 const text = readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), 'programs', file), 'utf8');
@@ -124,18 +125,6 @@ function sortsAllZeroOne(n: number, net: readonly Comparator[]): boolean {
   return true;
 }
 
-/** Deterministic xorshift32 in [0, 1). */
-function random(seed: number): () => number {
-  let s = seed >>> 0 || 1;
-  return () => {
-    s ^= s << 13;
-    s >>>= 0;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    s >>>= 0;
-    return s / 2 ** 32;
-  };
-}
 
 describe('sorting networks specialised by the partial evaluator', () => {
   let llvm: string;

@@ -144,15 +144,4 @@ function decode(t: IRType, flat: readonly number[], next: () => number): Value {
   return p.isFloat ? x : p.isBool ? x !== 0 : BigInt(x);
 }
 
-/** A deterministic pseudo-random generator (xorshift32), so failures reproduce. */
-export function random(seed: number): () => number {
-  let s = seed >>> 0 || 1;
-  return () => {
-    s ^= s << 13;
-    s >>>= 0;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    s >>>= 0;
-    return s / 2 ** 32;
-  };
-}
+export { random } from '../random.ts';
