@@ -8,10 +8,11 @@ import { fileURLToPath } from 'node:url';
 import { register } from 'tsx/esm/api';
 
 register();
-const { buildProgram } = await import('../compiler/src/driver/build.ts');
+const { buildProgram } = await import('@anydsl/compiler');
 const { compileKernel } = await import('../libs/image/host.ts');
-const { readImage, writePng } = await import('../libs/image/io.ts');
-const { markCorners } = await import('../libs/image/corners.ts');
+const { readImage } = await import('../libs/image/io.ts');
+const { markCorners } = await import('../apps/shared/corners.ts');
+const { writeImage } = await import('../apps/shared/image.ts');
 const { timeRuns } = await import('../libs/image/bench.ts');
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -67,7 +68,7 @@ try {
     const timing = await timeRuns(input.width * input.height, 10, () => kernel.run(input, { output: result }));
     const png = job.variant.pipeline === 'harris' ? markCorners(input, result).image : result;
     const file = path.join(imageOut, job.file);
-    await writePng(file, png);
+    await writeImage({ path: file, format: 'png' }, png);
     rows.push([job.title, `${job.variant.schedule}/${job.variant.boundary}`, `${compileMs} ms`, `${timing.medianMs.toFixed(2)} ms`, timing.gpixels.toFixed(3), relative(file)]);
   }
 } catch (e) {

@@ -24,7 +24,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { type CompiledLibrary, CompileFailure, compile, type NativeFunction } from '../../compiler/src/driver/compile.ts';
+import { type CompiledLibrary, CompileFailure, compile, type NativeFunction } from '@anydsl/compiler';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..', '..');

@@ -2,9 +2,10 @@
 // 640 × 480 RGB scene of gradients, a checkerboard, rectangles and a disc (edges and
 // corners for the detectors). Run it again to rebuild:
 //   npx tsx datasets/images/make-sample.ts
+import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { makeImage } from '../../libs/image/image.ts';
-import { writePng } from '../../libs/image/io.ts';
+import { encodeImage } from '../../libs/image/io.ts';
 
 const W = 640;
 const H = 480;
@@ -26,4 +27,4 @@ const img = makeImage('u8', W, H, 3);
 for (let y = 0; y < H; y++) {
   for (let x = 0; x < W; x++) img.data.set(pixel(x, y).map(Math.round), (y * W + x) * 3);
 }
-await writePng(fileURLToPath(new URL('sample.png', import.meta.url)), img);
+writeFileSync(fileURLToPath(new URL('sample.png', import.meta.url)), await encodeImage(img, 'png'));

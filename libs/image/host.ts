@@ -3,8 +3,7 @@
 // loads in milliseconds) and runs the kernels on images in memory.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { type CompiledLibrary, type CompileOptions, compile } from '../../compiler/src/driver/compile.ts';
-import type { SourceFile } from '../../compiler/src/syntax/diagnostics.ts';
+import { type CompiledLibrary, compile, type SourceFile } from '@anydsl/compiler';
 import { type Image, type Pixels, makeImage } from './image.ts';
 import { checkVariant, entryFunction, exportName, isFloatPipeline, type Variant } from './variants.ts';
 
@@ -19,19 +18,17 @@ export function librarySources(): SourceFile[] {
 }
 
 /** The generated entry module exporting one function per variant. */
-export function entryModule(variants: readonly Variant[]): SourceFile {
+function entryModule(variants: readonly Variant[]): SourceFile {
   const text = variants.map(entryFunction).join('\n\n') + '\n';
   return { path: 'image_entry.impala', text };
 }
 
 export interface Kernel {
-  variant: Variant;
   /** Runs on `input` into `output` (allocated when omitted) and returns the output. */
   run(input: Image, options?: { outside?: number; output?: Image }): Image;
 }
 
 export interface KernelSet {
-  libraries: readonly CompiledLibrary[];
   kernel(variant: Variant): Kernel;
 }
 
@@ -42,26 +39,22 @@ export interface KernelSet {
  */
 const KERNELS_PER_MODULE = 4;
 
-/** Compiles `variants` (a few per library, each library cached on its own). */
-export async function compileKernels(variants: readonly Variant[], options: CompileOptions = { optLevel: 3 }): Promise<KernelSet> {
+/** Compiles `variants` at -O3 for this machine's CPU (a few per library, each library cached on its own). */
+export async function compileKernels(variants: readonly Variant[]): Promise<KernelSet> {
   variants.forEach(checkVariant);
   const unique = [...new Map(variants.map((v) => [exportName(v), v])).values()];
-  const libraries: CompiledLibrary[] = [];
   const owner = new Map<string, CompiledLibrary>();
   for (let i = 0; i < unique.length; i += KERNELS_PER_MODULE) {
     const group = unique.slice(i, i + KERNELS_PER_MODULE);
-    const library = await compile({ sources: [...librarySources(), entryModule(group)], options });
-    libraries.push(library);
+    const library = await compile({ sources: [...librarySources(), entryModule(group)], options: { optLevel: 3 } });
     for (const v of group) owner.set(exportName(v), library);
   }
   return {
-    libraries,
     kernel(variant) {
       const library = owner.get(exportName(variant));
       if (!library) throw new Error(`kernel ${exportName(variant)} was not compiled in this set`);
       const fn = library.fn(exportName(variant));
       return {
-        variant,
         run(input, opts = {}) {
           checkInput(variant, input);
           const output = opts.output ?? outputFor(variant, input);
@@ -76,20 +69,26 @@ export async function compileKernels(variants: readonly Variant[], options: Comp
 }
 
 /** Compiles one variant. */
-export async function compileKernel(variant: Variant, options?: CompileOptions): Promise<Kernel> {
-  return (await compileKernels([variant], options)).kernel(variant);
+export async function compileKernel(variant: Variant): Promise<Kernel> {
+  return (await compileKernels([variant])).kernel(variant);
 }
 
 /** The output image a variant writes for `input`: same type and channels, or one f32 channel for Harris. */
-export function outputFor(variant: Variant, input: Image): Image {
+function outputFor(variant: Variant, input: Image): Image {
   if (isFloatPipeline(variant.pipeline)) return makeImage('f32', input.width, input.height, 1);
   return makeImage(input.type, input.width, input.height, input.channels);
 }
 
-/** The value outside the image is a pixel of the input's type (gray in [0, 1] for Harris on u8). */
-function checkOutside(v: Variant, outside: number): void {
+/**
+ * The value outside the image is a pixel of the input's type (gray in [0, 1] for Harris on
+ * u8); a message for a user otherwise, which apps check before compiling.
+ */
+export function checkOutside(v: Variant, outside: number): void {
   if (!Number.isFinite(outside)) throw new Error(`the value outside the image must be a finite number, not ${outside}`);
-  if (isFloatPipeline(v.pipeline)) return;
+  if (isFloatPipeline(v.pipeline)) {
+    if (v.type === 'u8' && !(outside >= 0 && outside <= 1)) throw new Error(`the gray value outside the image must be from 0 to 1, not ${outside}`);
+    return;
+  }
   if (v.type === 'u8' && !(Number.isInteger(outside) && outside >= 0 && outside <= 255)) {
     throw new Error(`the value outside a u8 image must be an integer from 0 to 255, not ${outside}`);
   }

@@ -1,5 +1,6 @@
-// Reading and writing image files with sharp: any format sharp decodes comes in as u8
-// with 1 to 4 interleaved channels; PNG goes out.
+// Image files with sharp: any format sharp decodes comes in as u8 with 1 to 4 interleaved
+// channels (gray, gray and alpha, RGB, RGBA, as the file has them); images go out as the
+// bytes of PNG, JPEG, WebP or TIFF, and the apps write those bytes (apps/shared/output.ts).
 import { stat } from 'node:fs/promises';
 import sharp from 'sharp';
 import { type Image, makeImage } from './image.ts';
@@ -14,7 +15,7 @@ const SAMPLE_BITS: Record<string, number> = { char: 8, ushort: 16, short: 16, ui
  * image, samples deeper than 8 bits, more samples than 32-bit indices reach) is a one-line
  * message saying why, never a stack.
  */
-export async function readImage(file: string): Promise<Image> {
+export async function readImage(file: string, onNote?: (note: string) => void): Promise<Image> {
   const fail = (why: string) => new Error(`cannot read image '${file}': ${why}`);
   let entry;
   try {
@@ -41,9 +42,13 @@ export async function readImage(file: string): Promise<Image> {
   if (width * height * channels > MAX_SAMPLES) {
     throw fail(`${width}×${height}×${channels} is ${width * height * channels} samples, more than the kernels' 32-bit indices reach (2³¹ − 1)`);
   }
+  // sharp decodes the first frame unless asked for more; the kernels take one image.
+  const frames = meta.pages ?? 1;
+  if (frames > 1) onNote?.(`'${file}' has ${frames} frames (${meta.format}); only the first is processed`);
   const decoder = sharp(file, { limitInputPixels: MAX_SAMPLES });
-  // sharp hands out sRGB unless told otherwise, which would triple a gray image.
-  if (channels <= 2) decoder.toColourspace('b-w');
+  // sharp hands out sRGB unless told otherwise, which would triple a gray image; its gray
+  // conversion drops alpha, so gray and alpha comes as sRGB and alpha and is taken apart below.
+  if (channels === 1) decoder.toColourspace('b-w');
   let decoded;
   try {
     decoded = await decoder.raw().toBuffer({ resolveWithObject: true });
@@ -51,6 +56,14 @@ export async function readImage(file: string): Promise<Image> {
     throw fail(sharpReason(e));
   }
   const info = decoded.info;
+  if (channels === 2 && info.channels === 4) {
+    const img = makeImage('u8', info.width, info.height, 2);
+    for (let i = 0; i < info.width * info.height; i++) {
+      img.data[2 * i] = decoded.data[4 * i]!;
+      img.data[2 * i + 1] = decoded.data[4 * i + 3]!;
+    }
+    return img;
+  }
   const img = makeImage('u8', info.width, info.height, info.channels);
   img.data.set(decoded.data);
   return img;
@@ -62,16 +75,36 @@ function sharpReason(e: unknown): string {
   return /unsupported image format/.test(message) ? 'not an image sharp can decode (PNG, JPEG, WebP, TIFF, GIF, …)' : message;
 }
 
-/** Encodes a u8 image as PNG with its channels: gray (and alpha) stays gray. */
-export async function writePng(file: string, img: Image): Promise<void> {
-  if (img.type !== 'u8') throw new Error(`PNG output takes u8 images, not ${img.type}`);
+/** The formats images are written in, each with the file extensions that name it. */
+export const IMAGE_FORMATS = {
+  png: ['.png'],
+  jpeg: ['.jpg', '.jpeg'],
+  webp: ['.webp'],
+  tiff: ['.tif', '.tiff'],
+} as const;
+export type ImageFormat = keyof typeof IMAGE_FORMATS;
+
+/** Every extension of IMAGE_FORMATS. */
+export const IMAGE_EXTENSIONS: readonly string[] = Object.values(IMAGE_FORMATS).flat();
+
+/** The format a file name's extension names (any case), or undefined. */
+export function imageFormatOf(file: string): ImageFormat | undefined {
+  const lower = file.toLowerCase();
+  return (Object.keys(IMAGE_FORMATS) as ImageFormat[]).find((f) => IMAGE_FORMATS[f].some((ext) => lower.endsWith(ext)));
+}
+
+/** Whether `format` keeps every channel of an image with `channels`: JPEG has no alpha. */
+export function formatKeepsChannels(format: ImageFormat, channels: number): boolean {
+  return format !== 'jpeg' || channels === 1 || channels === 3;
+}
+
+/** The bytes of a u8 image in `format`, with its channels: gray (and alpha) stays gray. */
+export async function encodeImage(img: Image, format: ImageFormat): Promise<Buffer> {
+  if (img.type !== 'u8') throw new Error(`image files take u8 images, not ${img.type}`);
+  if (!formatKeepsChannels(format, img.channels)) throw new Error(`${format.toUpperCase()} has no alpha channel to keep the alpha of a ${img.channels}-channel image in`);
   const data = Buffer.from(img.data.buffer, img.data.byteOffset, img.data.byteLength);
-  try {
-    const encoder = sharp(data, { raw: { width: img.width, height: img.height, channels: img.channels as 1 | 2 | 3 | 4 } });
-    // As in readImage: gray stays gray.
-    if (img.channels <= 2) encoder.toColourspace('b-w');
-    await encoder.png().toFile(file);
-  } catch (e) {
-    throw new Error(`cannot write '${file}': ${sharpReason(e).replace(`${file}: `, '')}`);
-  }
+  const encoder = sharp(data, { raw: { width: img.width, height: img.height, channels: img.channels as 1 | 2 | 3 | 4 } });
+  // As in readImage: gray stays gray.
+  if (img.channels <= 2) encoder.toColourspace('b-w');
+  return encoder.toFormat(format).toBuffer();
 }

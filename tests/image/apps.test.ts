@@ -9,7 +9,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { main as blur } from '../../apps/blur/src/cli.ts';
 import { main as harris } from '../../apps/harris/src/cli.ts';
 import { missingPackages } from '../../bench/image/references.ts';
-import { writePng } from '../../libs/image/io.ts';
+import { writeImage } from '../../apps/shared/image.ts';
+import type { Image } from '../../libs/image/image.ts';
 import { randomImage } from './support.ts';
 
 let dir: string;
@@ -25,6 +26,10 @@ beforeAll(async () => {
 });
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function writePng(path: string, img: Image): Promise<void> {
+  return writeImage({ path, format: 'png' }, img);
+}
 
 /** Runs an app's main with `args`, capturing what it prints. */
 async function run(main: (argv: string[]) => Promise<number>, args: string[]): Promise<{ code: number; out: string; err: string }> {

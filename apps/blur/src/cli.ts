@@ -1,11 +1,11 @@
 // `blur`: a stencil pipeline of the image library on one image.
 import { Option } from 'commander';
 import type { ReferenceName } from '../../../bench/image/references.ts';
-import { benchmark, COMPARE_RUNS, compareWithReference, during, finiteNumber, imageCommand, prepareCompare, runCommand } from '../../../libs/image/cli-support.ts';
+import { checkOutside, compileKernel } from '../../../libs/image/host.ts';
 import { convertImage } from '../../../libs/image/image.ts';
-import { compileKernel } from '../../../libs/image/host.ts';
-import { readImage, writePng } from '../../../libs/image/io.ts';
-import type { Boundary, Pipeline, Schedule } from '../../../libs/image/variants.ts';
+import type { Boundary, Pipeline, Schedule, Variant } from '../../../libs/image/variants.ts';
+import { during, finiteNumber, runCommand } from '../../shared/cli.ts';
+import { benchmark, checkOutputChannels, COMPARE_RUNS, compareWithReference, imageCommand, imageOutput, prepareCompare, readInput, writeImage } from '../../shared/image.ts';
 
 const FILTERS = ['box3', 'gauss5', 'unsharp', 'sobel', 'gradient', 'heat', 'wave'] as const;
 
@@ -15,10 +15,11 @@ export async function main(argv: string[]): Promise<number> {
     .addOption(new Option('-f, --filter <name>', 'box3: 3×3 box (the paper\'s Fig. 2); gauss5: separable 5×5 Gaussian; unsharp: unsharp mask; sobel: edges; ' +
       'from the MetaOCaml image DSL paper: gradient: horizontal gradient (bright where intensity rises to the right); heat: 10 steps of heat diffusion around a moving hot disc; wave: rows displaced along a sine wave (frame 10)').choices(FILTERS).default('box3'))
     .addOption(new Option('-t, --type <type>', 'element type the kernel computes on (i32 is the paper\'s benchmark)').choices(['u8', 'i32']).default('u8'))
-    .option('--outside <value>', 'the value outside the image for --boundary const', finiteNumber, 0)
+    .option('--outside <value>', 'the value outside the image for --boundary const: 0 to 255 for u8, a 32-bit integer for i32', finiteNumber, 0)
     .addHelpText('after', [
       'Examples:',
       '  blur photo.png -o blurred.png',
+      '  blur photo.jpg -o photo.jpg                                       # replaced only once the result is complete',
       '  blur --schedule seq --boundary mirror photo.png -o blurred.png',
       '  blur --filter gauss5 --type i32 --bench 20 photo.png -o smooth.png',
       '  blur --filter wave --boundary mirror photo.png -o wavy.png',
@@ -29,16 +30,20 @@ export async function main(argv: string[]): Promise<number> {
     ].join('\n'));
   return runCommand('blur', program, argv, async () => {
     const opts = program.opts<{ output: string; schedule: Schedule; boundary: Boundary; filter: Pipeline; type: 'u8' | 'i32'; outside: number; bench?: number; compare?: ReferenceName }>();
+    const output = await imageOutput(opts.output);
+    const input = await readInput('blur', program.args[0]!);
+    // The output has the input's channels.
+    checkOutputChannels(opts.output, output, input.channels);
+    const variant: Variant = { pipeline: opts.filter, schedule: opts.schedule, boundary: opts.boundary, type: opts.type, channels: input.channels as 1 | 2 | 3 | 4 };
+    checkOutside(variant, opts.outside);
     const reference = opts.compare && (await prepareCompare(opts.compare, opts.filter, opts.type, opts.boundary));
-    const input = await readImage(program.args[0]!);
     const image = opts.type === 'u8' ? input : convertImage(input, 'i32');
-    const variant = { pipeline: opts.filter, schedule: opts.schedule, boundary: opts.boundary, type: opts.type, channels: image.channels as 1 | 2 | 3 | 4 };
     const kernel = await during(`compiling ${opts.filter} (${opts.type}, ${opts.schedule}, ${opts.boundary})`, () => compileKernel(variant));
     const out = kernel.run(image, { outside: opts.outside });
     const runs = opts.bench ?? (reference ? COMPARE_RUNS : 0);
     const label = `${opts.filter} ${opts.type} ${opts.schedule}/${opts.boundary} ${image.width}×${image.height}×${image.channels}`;
     const timing = runs ? await benchmark(label, image.width * image.height, runs, () => kernel.run(image, { outside: opts.outside, output: out })) : undefined;
-    await writePng(opts.output, out.type === 'u8' ? out : convertImage(out, 'u8'));
+    await writeImage(output, out.type === 'u8' ? out : convertImage(out, 'u8'));
     console.log(`wrote ${opts.output} (${image.width}×${image.height}, ${opts.filter}, ${opts.schedule}, ${opts.boundary})`);
     if (reference && timing) await compareWithReference(reference, image, out, timing);
   });

@@ -1,15 +1,15 @@
 // `harris`: the Harris corner detector of the image library (f32), with the corners drawn.
 import { grayPlane, type ReferenceName } from '../../../bench/image/references.ts';
-import { benchmark, COMPARE_RUNS, compareWithReference, during, finiteNumber, imageCommand, prepareCompare, runCommand } from '../../../libs/image/cli-support.ts';
-import { markCorners } from '../../../libs/image/corners.ts';
-import { compileKernel } from '../../../libs/image/host.ts';
-import { readImage, writePng } from '../../../libs/image/io.ts';
-import type { Boundary, Schedule } from '../../../libs/image/variants.ts';
+import { checkOutside, compileKernel } from '../../../libs/image/host.ts';
+import type { Boundary, Schedule, Variant } from '../../../libs/image/variants.ts';
+import { during, finiteNumber, numberAboveUpTo, runCommand } from '../../shared/cli.ts';
+import { markCorners } from '../../shared/corners.ts';
+import { benchmark, COMPARE_RUNS, compareWithReference, imageCommand, imageOutput, prepareCompare, readInput, writeImage } from '../../shared/image.ts';
 
 export async function main(argv: string[]): Promise<number> {
   const program = imageCommand('harris', 'opt', ['harris'])
     .description('Find corners with the Harris detector and mark them in red on a dimmed copy of the image.')
-    .option('--threshold <fraction>', 'a corner is a local maximum above this fraction of the strongest response', finiteNumber, 0.01)
+    .option('--threshold <fraction>', 'a corner is a local maximum above this fraction (above 0, at most 1) of the strongest response', numberAboveUpTo(0, 1), 0.01)
     .option('--outside <gray>', 'the gray value (0 to 1) outside the image for --boundary const', finiteNumber, 0)
     .addHelpText('after', [
       'Examples:',
@@ -21,16 +21,18 @@ export async function main(argv: string[]): Promise<number> {
     ].join('\n'));
   return runCommand('harris', program, argv, async () => {
     const opts = program.opts<{ output: string; schedule: Schedule; boundary: Boundary; threshold: number; outside: number; bench?: number; compare?: ReferenceName }>();
+    const output = await imageOutput(opts.output);
+    const input = await readInput('harris', program.args[0]!);
+    const variant: Variant = { pipeline: 'harris', schedule: opts.schedule, boundary: opts.boundary, type: 'u8', channels: input.channels as 1 | 2 | 3 | 4 };
+    checkOutside(variant, opts.outside);
     const reference = opts.compare && (await prepareCompare(opts.compare, 'harris', 'f32', opts.boundary));
-    const input = await readImage(program.args[0]!);
-    const variant = { pipeline: 'harris', schedule: opts.schedule, boundary: opts.boundary, type: 'u8', channels: input.channels as 1 | 2 | 3 | 4 } as const;
     const kernel = await during(`compiling harris (${opts.schedule}, ${opts.boundary})`, () => compileKernel(variant));
     const response = kernel.run(input, { outside: opts.outside });
     const runs = opts.bench ?? (reference ? COMPARE_RUNS : 0);
     const label = `harris f32 ${opts.schedule}/${opts.boundary} ${input.width}×${input.height}`;
     const timing = runs ? await benchmark(label, input.width * input.height, runs, () => kernel.run(input, { outside: opts.outside, output: response })) : undefined;
     const { image, corners } = markCorners(input, response, opts.threshold);
-    await writePng(opts.output, image);
+    await writeImage(output, image);
     console.log(`wrote ${opts.output}: ${corners} corners (${input.width}×${input.height}, ${opts.schedule}, ${opts.boundary})`);
     // The reference computes on the gray image, which ours forms inside the kernel.
     if (reference && timing) await compareWithReference(reference, grayPlane(input), response, timing);

@@ -1,8 +1,6 @@
-// What the image apps share: commander setup with clean errors, option parsing, progress
-// on a terminal, the result lines they print, and --compare against a reference library.
-import cliProgress from 'cli-progress';
-import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { CompileFailure } from '../../compiler/src/driver/compile.ts';
+// What the image apps (blur, harris) share: their common options, reading the input and
+// writing the output image, timing with --bench and --compare against a reference library.
+import { Command, Option } from 'commander';
 import {
   compareOutputs,
   prepareReference,
@@ -15,24 +13,18 @@ import {
   runReference,
   supportedBy,
 } from '../../bench/image/references.ts';
-import { timeRuns, type Timing } from './bench.ts';
-import type { Image } from './image.ts';
-import { type Boundary, BOUNDARIES, type ElementType, GPU_SCHEDULES, type Pipeline, SCHEDULES, SCHEDULE_DESCRIPTIONS } from './variants.ts';
-
-export function positiveInt(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('must be a positive integer');
-  return n;
-}
-
-export function finiteNumber(value: string): number {
-  const n = Number(value);
-  if (value.trim() === '' || !Number.isFinite(n)) throw new InvalidArgumentError('must be a number');
-  return n;
-}
+import { timeRuns, type Timing } from '../../libs/image/bench.ts';
+import type { Image } from '../../libs/image/image.ts';
+import { encodeImage, formatKeepsChannels, IMAGE_EXTENSIONS, type ImageFormat, imageFormatOf, readImage } from '../../libs/image/io.ts';
+import { type Boundary, BOUNDARIES, type ElementType, GPU_SCHEDULES, type Pipeline, SCHEDULES, SCHEDULE_DESCRIPTIONS } from '../../libs/image/variants.ts';
+import { during, integerFrom, progress } from './cli.ts';
+import { checkOutputPath, writeFileAtomic } from './output.ts';
 
 /** Runs timed for --compare without --bench. */
 export const COMPARE_RUNS = 5;
+
+/** The most --bench runs: enough for a stable median, few enough to finish. */
+export const MAX_BENCH_RUNS = 10_000;
 
 /** The options both apps take: schedule, boundary, output, --bench, --compare; `pipelines` are the app's, for the help on references. */
 export function imageCommand(name: string, defaultSchedule: string, pipelines: readonly Pipeline[]): Command {
@@ -43,11 +35,11 @@ export function imageCommand(name: string, defaultSchedule: string, pipelines: r
     return `  ${r.padEnd(7)}${REFERENCE_TITLES[r]}: ${ours ? supportedBy(r) : `nothing ${name} computes (it does ${supportedBy(r)})`}`;
   }).join('\n');
   return new Command(name)
-    .argument('<input>', 'input image (PNG, JPEG, WebP, TIFF, … anything sharp reads, 8 bits per channel)')
-    .requiredOption('-o, --output <file>', 'output PNG')
+    .argument('<input>', 'input image (PNG, JPEG, WebP, TIFF, … anything sharp reads, 8 bits per channel; of an animation the first frame)')
+    .requiredOption('-o, --output <file>', `output image, replaced only once complete; the extension picks the format (${IMAGE_EXTENSIONS.join(', ')})`)
     .addOption(new Option('-s, --schedule <name>', 'loop schedule').choices(all).default(defaultSchedule))
     .addOption(new Option('-b, --boundary <mode>', 'what the stencil sees outside the image').choices(BOUNDARIES).default('clamp'))
-    .option('--bench <runs>', 'run the kernel N more times and print the median throughput', positiveInt)
+    .option('--bench <runs>', `run the kernel N more times (at most ${MAX_BENCH_RUNS}) and print the median throughput`, integerFrom(1, MAX_BENCH_RUNS))
     .addOption(
       new Option('--compare <reference>', `also run a reference library on the input, check that the outputs agree (bit-exact for integers, 1e-5 for f32) and print its speed against ours (medians of --bench or ${COMPARE_RUNS} runs)`).choices(
         REFERENCES,
@@ -58,54 +50,34 @@ export function imageCommand(name: string, defaultSchedule: string, pipelines: r
     .configureOutput({ writeErr: (s) => process.stderr.write(s) });
 }
 
-/** Runs `body`; user errors become one line on stderr and exit status 1. */
-export async function runCommand(name: string, program: Command, argv: string[], body: () => Promise<void>): Promise<number> {
-  try {
-    await program.parseAsync(argv, { from: 'user' });
-    await body();
-    return 0;
-  } catch (e) {
-    if (e instanceof CommanderError) return e.exitCode;
-    if (e instanceof CompileFailure) {
-      process.stderr.write(`${name}: the image library did not compile:\n${e.rendered}\n`);
-      return 1;
-    }
-    if (process.env.ANYDSL_DEBUG) throw e;
-    process.stderr.write(`${name}: ${(e as Error).message}\n`);
-    return 1;
+/** Where and in which format the output image goes, checked before any work. */
+export interface ImageOutput {
+  /** The file to replace (a symbolic link's target). */
+  path: string;
+  format: ImageFormat;
+}
+
+/** Checks `-o` before any work: an image extension, a writable directory, not a directory. */
+export async function imageOutput(file: string): Promise<ImageOutput> {
+  const target = await checkOutputPath(file, IMAGE_EXTENSIONS);
+  return { path: target, format: imageFormatOf(file)! };
+}
+
+/** Refuses, before any work, a format that cannot hold every channel of what will be written (JPEG has no alpha). */
+export function checkOutputChannels(file: string, output: ImageOutput, channels: number): void {
+  if (!formatKeepsChannels(output.format, channels)) {
+    throw new Error(`cannot write '${file}': ${output.format.toUpperCase()} has no alpha channel and the image has ${channels} channels; write .png, .webp or .tiff to keep the alpha`);
   }
 }
 
-interface Progress {
-  update(done: number): void;
-  relabel(label: string): void;
-  stop(): void;
+/** Encodes `img` in the output's format and replaces the output file with it atomically. */
+export async function writeImage(output: ImageOutput, img: Image): Promise<void> {
+  await writeFileAtomic(output.path, await encodeImage(img, output.format));
 }
 
-/**
- * A progress line on stderr when it is a terminal, nothing otherwise: a bar of `total` steps,
- * or without a total just the label and the time spent.
- */
-function progress(label: string, total?: number): Progress {
-  if (!process.stderr.isTTY) return { update() {}, relabel() {}, stop() {} };
-  const bar = new cliProgress.SingleBar({
-    format: total ? '{label} [{bar}] {value}/{total} {duration_formatted}' : '{label} … {duration_formatted}',
-    stream: process.stderr,
-    barsize: 30,
-    clearOnComplete: true,
-  });
-  bar.start(total ?? 1, 0, { label });
-  return { update: (done) => bar.update(done), relabel: (l) => bar.update({ label: l }), stop: () => bar.stop() };
-}
-
-/** Awaits `work` with a progress line naming it (compiling a kernel, building a reference); `work` may name its current step. */
-export async function during<T>(label: string, work: (step: (label: string) => void) => Promise<T>): Promise<T> {
-  const line = progress(label);
-  try {
-    return await work((l) => line.relabel(l));
-  } finally {
-    line.stop();
-  }
+/** Reads the input image; what it leaves out (the frames after the first of an animation) is a note on stderr. */
+export function readInput(name: string, file: string): Promise<Image> {
+  return readImage(file, (note) => process.stderr.write(`${name}: note: ${note}\n`));
 }
 
 /** Times `once` with a progress bar on a terminal, then prints the result. */

@@ -1,6 +1,6 @@
 // Turns a Harris response into a picture: the input in gray, dimmed, with the corners (local
 // maxima of the response above a fraction of the strongest one) marked red.
-import { type Image, makeImage } from './image.ts';
+import { type Image, makeImage } from '../../libs/image/image.ts';
 
 export function markCorners(input: Image, response: Image, threshold = 0.01): { image: Image; corners: number } {
   const { width: w, height: h } = response;

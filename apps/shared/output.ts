@@ -1,0 +1,121 @@
+// How every app writes its output files (images now; scenes, alignments and boards later)
+// without ever losing data: the path is checked before any work, so a bad -o fails at once
+// and not after a minute of compiling, and the bytes go to a temporary file beside the
+// target that is renamed over it only once they are on disk. A full disk, an error or an
+// interrupt leaves the target as it was and no temporary behind.
+import { randomBytes } from 'node:crypto';
+import { constants, unlinkSync } from 'node:fs';
+import { access, lstat, open, realpath, rename, rm, stat } from 'node:fs/promises';
+import path from 'node:path';
+
+/**
+ * Checks that `file` can be written before any work: its extension is one of `extensions`
+ * (the format follows the extension), its directory exists and is writable, and it is not
+ * a directory. Returns the path to write, the file a symbolic link points to when it is
+ * one, so the link stays a link. Errors are one line naming the path and why.
+ */
+export async function checkOutputPath(file: string, extensions: readonly string[]): Promise<string> {
+  const fail = (why: string) => new Error(`cannot write '${file}': ${why}`);
+  const lower = file.toLowerCase();
+  if (!extensions.some((ext) => lower.endsWith(ext))) {
+    const ext = path.extname(file);
+    throw fail(`${ext ? `'${ext}' is not` : 'a name without an extension is not'} an output format; the extension picks it: ${extensions.join(', ')}`);
+  }
+  const existing = await lstat(file).catch(() => undefined);
+  // A dangling link has no target to replace: it is reported with its directory below.
+  const target = existing?.isSymbolicLink() ? await realpath(file).catch(() => file) : file;
+  const entry = target === file ? existing : await stat(target).catch(() => undefined);
+  if (entry?.isDirectory()) throw fail('it is a directory');
+  if (entry && !entry.isFile()) throw fail('it is not a regular file');
+  const dir = path.dirname(target);
+  const dirEntry = await stat(dir).catch((e: NodeJS.ErrnoException) => e);
+  if (dirEntry instanceof Error) throw fail(dirEntry.code === 'ENOENT' ? `no such directory '${dir}'` : `directory '${dir}': ${reason(dirEntry)}`);
+  if (!dirEntry.isDirectory()) throw fail(`'${dir}' is not a directory`);
+  // The temporary file is created in the directory, so that is what must be writable.
+  await access(dir, constants.W_OK).catch((e: NodeJS.ErrnoException) => {
+    throw fail(`directory '${dir}' is not writable (${reason(e)})`);
+  });
+  if (entry) {
+    await access(target, constants.W_OK).catch((e: NodeJS.ErrnoException) => {
+      throw fail(`the file is not writable (${reason(e)})`);
+    });
+  }
+  return target;
+}
+
+/** Temporaries being written, removed if a signal ends the process first. */
+const pending = new Set<string>();
+const SIGNALS = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+
+function onSignal(signal: NodeJS.Signals): void {
+  for (const tmp of pending) {
+    try {
+      unlinkSync(tmp);
+    } catch {
+      // Already renamed or removed: nothing is left behind either way.
+    }
+  }
+  for (const s of SIGNALS) process.removeListener(s, onSignal);
+  // Without our listener the signal does what it would have done: end the process.
+  process.kill(process.pid, signal);
+}
+
+/**
+ * Replaces `file` with `bytes` atomically: a temporary `.<name>.<random>.tmp` in the same
+ * directory (so the rename stays on one file system) is written, flushed to disk and
+ * renamed over `file`; an existing file's permissions carry over. On failure the temporary
+ * is removed, `file` is untouched and the error is one line naming it.
+ */
+export async function writeFileAtomic(file: string, bytes: Uint8Array): Promise<void> {
+  const dir = path.dirname(file);
+  const tmp = path.join(dir, `.${path.basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
+  const mode = (await stat(file).catch(() => undefined))?.mode;
+  if (pending.size === 0) for (const s of SIGNALS) process.on(s, onSignal);
+  pending.add(tmp);
+  try {
+    const handle = await open(tmp, 'wx', 0o666);
+    try {
+      if (mode !== undefined) await handle.chmod(mode & 0o7777);
+      await handle.writeFile(bytes);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(tmp, file);
+  } catch (e) {
+    await rm(tmp, { force: true });
+    throw new Error(`cannot write '${file}': ${reason(e as NodeJS.ErrnoException)}`);
+  } finally {
+    pending.delete(tmp);
+    if (pending.size === 0) for (const s of SIGNALS) process.removeListener(s, onSignal);
+  }
+  await syncDirectory(dir);
+}
+
+/** Makes the rename itself durable; a file system that cannot sync a directory has nothing to lose by it. */
+async function syncDirectory(dir: string): Promise<void> {
+  try {
+    const handle = await open(dir, 'r');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    // Some file systems refuse fsync on directories; the data itself is already synced.
+  }
+}
+
+const REASONS: Record<string, string> = {
+  ENOSPC: 'no space left on device',
+  EDQUOT: 'disk quota exceeded',
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  EROFS: 'read-only file system',
+  EIO: 'input/output error',
+  ENOTDIR: 'a component of the path is not a directory',
+};
+
+function reason(e: NodeJS.ErrnoException): string {
+  return (e.code && REASONS[e.code]) ?? e.message;
+}
