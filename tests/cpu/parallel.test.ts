@@ -8,7 +8,7 @@ import { FnType, PtrType } from '../../compiler/src/ir/types.ts';
 import { verify } from '../../compiler/src/ir/verify.ts';
 import type { World } from '../../compiler/src/ir/world.ts';
 import { DiagnosticSink } from '../../compiler/src/syntax/diagnostics.ts';
-import { reachable } from '../../compiler/src/transform/analysis.ts';
+import { reachable } from '../../compiler/src/ir/reachable.ts';
 import { cleanup } from '../../compiler/src/transform/cleanup.ts';
 import { closureConvert } from '../../compiler/src/transform/closure_convert.ts';
 import { lower2cff } from '../../compiler/src/transform/lower2cff.ts';

@@ -6,7 +6,7 @@
 // the benchmark scripts.
 import { describe, expect, it } from 'vitest';
 import { emitLLVM } from '../../compiler/src/backend/llvm.ts';
-import { Closedness } from '../../compiler/src/transform/analysis.ts';
+import { Closedness } from '../../compiler/src/ir/closedness.ts';
 import type { Continuation, Def } from '../../compiler/src/ir/index.ts';
 import { printWorld } from '../../compiler/src/ir/printer.ts';
 import { readsParamsOf } from '../../compiler/src/pe/liveness.ts';

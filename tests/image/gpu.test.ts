@@ -10,7 +10,7 @@ import type { World } from '../../compiler/src/ir/world.ts';
 import { arrayCells, arrayPointer, interpret, type Value } from '../../compiler/src/interp/index.ts';
 import { partialEvaluate } from '../../compiler/src/pe/index.ts';
 import { DiagnosticSink } from '../../compiler/src/syntax/diagnostics.ts';
-import { isControlOperand } from '../../compiler/src/transform/analysis.ts';
+import { isControlOperand } from '../../compiler/src/ir/jumps.ts';
 import { compileKernel, librarySources } from '../../libs/image/host.ts';
 import { type Image, makeImage } from '../../libs/image/image.ts';
 import { type Boundary, BOUNDARIES, entryFunction, GPU_SCHEDULES, type Variant } from '../../libs/image/variants.ts';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Continuation, PrimOp } from '../../compiler/src/ir/defs.ts';
 import { verify } from '../../compiler/src/ir/verify.ts';
-import { reachable } from '../../compiler/src/transform/analysis.ts';
+import { reachable } from '../../compiler/src/ir/reachable.ts';
 import { cleanup } from '../../compiler/src/transform/cleanup.ts';
 import { Builder } from './support/programs.ts';
 

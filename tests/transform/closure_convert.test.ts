@@ -3,7 +3,9 @@ import { Continuation, PrimOp } from '../../compiler/src/ir/defs.ts';
 import { verify } from '../../compiler/src/ir/verify.ts';
 import type { World } from '../../compiler/src/ir/world.ts';
 import { DiagnosticSink } from '../../compiler/src/syntax/diagnostics.ts';
-import { Closedness, isControlOperand, reachable } from '../../compiler/src/transform/analysis.ts';
+import { Closedness } from '../../compiler/src/ir/closedness.ts';
+import { isControlOperand } from '../../compiler/src/ir/jumps.ts';
+import { reachable } from '../../compiler/src/ir/reachable.ts';
 import { closureConvert } from '../../compiler/src/transform/closure_convert.ts';
 import { optimise } from '../../compiler/src/transform/pipeline.ts';
 import {

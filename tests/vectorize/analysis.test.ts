@@ -5,7 +5,7 @@ import { frontEnd } from '../../compiler/src/driver/pipeline.ts';
 import { Continuation, type Param } from '../../compiler/src/ir/index.ts';
 import { partialEvaluate } from '../../compiler/src/pe/index.ts';
 import { DiagnosticSink } from '../../compiler/src/syntax/diagnostics.ts';
-import { reachable } from '../../compiler/src/transform/analysis.ts';
+import { reachable } from '../../compiler/src/ir/reachable.ts';
 import { cleanup } from '../../compiler/src/transform/cleanup.ts';
 import { lower2cff } from '../../compiler/src/transform/lower2cff.ts';
 import { BodyCfg } from '../../compiler/src/vectorize/cfg.ts';

@@ -8,7 +8,10 @@
 //   - an intrinsic (branch, match, atomic, …), handled where it is called;
 //   - a block: everything else with a body; the CFG of the function that jumps
 //     to it checks that it really is one.
-import { Continuation, type Def, type Param, PrimOp } from '../ir/defs.ts';
+import { Closedness } from '../ir/closedness.ts';
+import type { Continuation, Param } from '../ir/defs.ts';
+import { hasValueUse } from '../ir/jumps.ts';
+import { reachableFrom } from '../ir/reachable.ts';
 import { Scope } from '../ir/scope.ts';
 import { describe, fail } from './errors.ts';
 
@@ -24,14 +27,11 @@ export interface Program {
 }
 
 export function collectProgram(roots: Iterable<Continuation>): Program {
-  const reached = reachableContinuations(roots);
-  const freeCache = new Map<Continuation, Set<Param>>();
-  const freeParams = (c: Continuation): Set<Param> => {
-    let r = freeCache.get(c);
-    if (r === undefined) freeCache.set(c, (r = new Scope(c).freeParams()));
-    return r;
-  };
-  const isClosed = (c: Continuation): boolean => freeParams(c).size === 0;
+  const reached = reachableFrom(roots).continuations;
+  const closedness = new Closedness(reached);
+  const isClosed = (c: Continuation): boolean => closedness.isClosed(c);
+  // Only for messages: which params make a continuation not closed.
+  const freeParams = (c: Continuation): Set<Param> => new Scope(c).freeParams();
   const functions: Continuation[] = [];
   const imports: Continuation[] = [];
   for (const c of reached) {
@@ -55,44 +55,6 @@ export function collectProgram(roots: Iterable<Continuation>): Program {
   imports.sort((a, b) => a.gid - b.gid);
   const functionSet = new Set(functions);
   return { functions, imports, isFunction: (c) => functionSet.has(c), isClosed, freeParams };
-}
-
-/** Continuations reachable from `roots` through bodies and primop operands. */
-function reachableContinuations(roots: Iterable<Continuation>): Continuation[] {
-  const seen = new Set<Def>();
-  const result: Continuation[] = [];
-  const stack: Def[] = [...roots];
-  while (stack.length) {
-    const d = stack.pop()!;
-    if (seen.has(d)) continue;
-    seen.add(d);
-    if (d instanceof Continuation) result.push(d);
-    if (d instanceof Continuation || d instanceof PrimOp) for (const o of d.ops) stack.push(o);
-  }
-  return result;
-}
-
-/**
- * True when `c` is used other than as a jump target: as a primop operand or as a
- * plain call argument. Branch/match targets and return continuations of calls
- * (the last argument) are control flow, not values.
- */
-export function hasValueUse(c: Continuation): boolean {
-  for (const { user, index } of c.uses.values()) {
-    if (!(user instanceof Continuation)) return true;
-    if (!isControlOperand(user, index)) return true;
-  }
-  return false;
-}
-
-/** Whether operand `index` of `user`'s body (0 = callee) is a control-flow position. */
-export function isControlOperand(user: Continuation, index: number): boolean {
-  if (index === 0) return true;
-  const callee = user.callee;
-  const argIndex = index - 1;
-  if (callee instanceof Continuation && callee.intrinsic === 'branch') return argIndex === 2 || argIndex === 3;
-  if (callee instanceof Continuation && callee.intrinsic === 'match') return argIndex === 2 || (argIndex >= 4 && argIndex % 2 === 0);
-  return argIndex === user.ops.length - 2;
 }
 
 export function describeParams(ps: Iterable<Param>): string {

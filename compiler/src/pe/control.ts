@@ -12,7 +12,7 @@
 import { Continuation, type Def, Param, PrimOp, isLit } from '../ir/defs.ts';
 import { Scope } from '../ir/scope.ts';
 import type { World } from '../ir/world.ts';
-import { returnsThroughLast } from '../transform/analysis.ts';
+import { returnsThroughLast } from '../ir/jumps.ts';
 import { jumpFolded } from '../transform/mangle.ts';
 import { readsParamsOf, usedOnlyBy } from './liveness.ts';
 

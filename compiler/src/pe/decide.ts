@@ -5,7 +5,7 @@
 import { Continuation, type Def, type Param, PrimOp, litValue } from '../ir/defs.ts';
 import { typeOrder } from '../ir/types.ts';
 import type { World } from '../ir/world.ts';
-import { specialisesHigherOrder } from './higher-order.ts';
+import { specialisesHigherOrder } from '../ir/higher-order.ts';
 
 export type Reason = '@@' | 'filter' | 'higher-order';
 

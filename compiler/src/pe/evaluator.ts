@@ -29,12 +29,13 @@ import { Continuation, type Def, isLit, litValue, Param, PrimOp } from '../ir/de
 import { Scope } from '../ir/scope.ts';
 import { isStatic, type World } from '../ir/world.ts';
 import type { DiagnosticSink, Span } from '../syntax/diagnostics.ts';
-import { Closedness, reachable } from '../transform/analysis.ts';
+import { Closedness } from '../ir/closedness.ts';
+import { reachable } from '../ir/reachable.ts';
 import { jumpFolded, mangleWith, specialiseWith } from '../transform/mangle.ts';
 import { foldBranch, isPlainJump, jumpThrough, resolveReturn } from './control.ts';
 import { type Decision, type Facts, callTarget, decide } from './decide.ts';
 import { describe, paramName, spanText } from './describe.ts';
-import { type Recursion, nonStaticParams, recursion } from './higher-order.ts';
+import { type Recursion, nonStaticParams, recursion } from '../ir/higher-order.ts';
 import { callers, isLive, readsParamsOf, soleCaller } from './liveness.ts';
 
 export interface PeOptions {

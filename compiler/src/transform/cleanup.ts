@@ -15,7 +15,8 @@
 import { Continuation, type Def, Param, type PrimOp, isLit } from '../ir/defs.ts';
 import { MemType } from '../ir/types.ts';
 import type { World } from '../ir/world.ts';
-import { isControlOperand, reachable } from './analysis.ts';
+import { isControlOperand } from '../ir/jumps.ts';
+import { reachable } from '../ir/reachable.ts';
 import { jumpFolded } from './mangle.ts';
 
 export function cleanup(world: World): void {

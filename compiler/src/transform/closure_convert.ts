@@ -45,7 +45,9 @@ import {
 } from '../ir/types.ts';
 import { type World, isStatic } from '../ir/world.ts';
 import type { DiagnosticSink } from '../syntax/diagnostics.ts';
-import { Closedness, isControlOperand, isReturnParam, reachable, returnsThroughLast } from './analysis.ts';
+import { Closedness } from '../ir/closedness.ts';
+import { isControlOperand, isReturnParam, returnsThroughLast } from '../ir/jumps.ts';
+import { reachable } from '../ir/reachable.ts';
 import { Cloner, jumpFolded } from './mangle.ts';
 
 /** Intrinsics whose body argument stays a continuation for a later pass. */

@@ -15,18 +15,20 @@
 // order block of the caller, and cleanup merges blocks with one predecessor. So
 // `range(0, n, body)` becomes a loop inside the caller with the body inlined.
 //
-// A higher-order param is only specialised when it is static in the callee's own
-// recursion (every recursive call inside the callee passes it through unchanged);
-// otherwise each round would create a new closure to specialise for. Such calls
-// are left to closure conversion. Mutual recursion through several functions can
-// still specialise forever: a budget of specialisations turns that into a
-// diagnostic at the call site.
+// Which arguments are dropped is the automatic rule of ir/higher-order.ts, the
+// one the partial evaluator applies: a higher-order param is only specialised
+// when the callee's recursion (direct or through other functions) does not change
+// it, otherwise each round would create a new closure to specialise for. Such
+// calls are left to closure conversion. A budget of specialisations still turns
+// anything that specialises forever into a diagnostic at the call site.
+import { Closedness } from '../ir/closedness.ts';
 import { Continuation, type Def } from '../ir/defs.ts';
-import { Scope } from '../ir/scope.ts';
+import { nonStaticParams, type Recursion, recursion, specialisesHigherOrder } from '../ir/higher-order.ts';
+import { isControlOperand } from '../ir/jumps.ts';
+import { reachable } from '../ir/reachable.ts';
 import { typeOrder } from '../ir/types.ts';
 import type { World } from '../ir/world.ts';
 import type { DiagnosticSink } from '../syntax/diagnostics.ts';
-import { Closedness, isControlOperand, isReturnParam, reachable } from './analysis.ts';
 import { cleanup } from './cleanup.ts';
 import { specialise } from './mangle.ts';
 
@@ -47,7 +49,7 @@ export function lower2cff(world: World, opts: Lower2CffOptions): boolean {
     cleanup(world);
     const r = reachable(world);
     const free = new Closedness(r.continuations);
-    const nonStatic = new Map<Continuation, Set<number>>();
+    const recursionOf = new Map<Continuation, Recursion>();
     let changed = false;
     for (const u of r.continuations) {
       if (!u.hasBody) continue;
@@ -56,9 +58,9 @@ export function lower2cff(world: World, opts: Lower2CffOptions): boolean {
       if (callee.params.length !== u.args.length) continue;
       // Only higher-order params can be dropped, and the scope of a block in a long chain is the rest of the chain.
       if (callee.params.every((p) => typeOrder(p.type) === 0)) continue;
-      let moving = nonStatic.get(callee);
-      if (!moving) nonStatic.set(callee, (moving = nonStaticParams(callee)));
-      const dropped = badArguments(u, callee, free.isClosed(callee), moving);
+      let r = recursionOf.get(callee);
+      if (!r) recursionOf.set(callee, (r = recursion(callee)));
+      const dropped = badArguments(u, callee, free.isClosed(callee), nonStaticParams(r, u.args));
       if (!dropped) continue;
       const key = `${callee.gid}:${dropped.map((d) => (d ? d.gid : '_')).join(',')}`;
       let spec = memo.get(key);
@@ -82,35 +84,9 @@ export function lower2cff(world: World, opts: Lower2CffOptions): boolean {
 }
 
 /** The arguments of `u`'s call to drop into `callee` (null slots stay params), or null when the call is fine. */
-function badArguments(u: Continuation, callee: Continuation, closed: boolean, moving: Set<number>): (Def | null)[] | null {
-  const dropped: (Def | null)[] = callee.params.map(() => null);
-  let any = false;
-  for (const p of callee.params) {
-    if (typeOrder(p.type) === 0 || moving.has(p.index)) continue;
-    const a = u.arg(p.index);
-    if (a === p) continue;
-    if (closed && p === callee.retParam && isStandardReturn(a)) continue;
-    dropped[p.index] = a;
-    any = true;
-  }
-  return any ? dropped : null;
-}
-
-/** A return continuation the backend handles: some function's return param, or a block (first-order continuation). */
-function isStandardReturn(a: Def): boolean {
-  return isReturnParam(a) || (a instanceof Continuation && a.hasBody && a.fnType.order === 1);
-}
-
-/** Indices of higher-order params that some recursive call inside `callee` changes. */
-function nonStaticParams(callee: Continuation): Set<number> {
-  const moving = new Set<number>();
-  for (const c of new Scope(callee).continuations) {
-    if (!c.hasBody || c.callee !== callee || c.args.length !== callee.params.length) continue;
-    c.args.forEach((a, i) => {
-      if (a !== callee.param(i) && typeOrder(callee.param(i).type) > 0) moving.add(i);
-    });
-  }
-  return moving;
+function badArguments(u: Continuation, callee: Continuation, closed: boolean, moving: ReadonlySet<number>): (Def | null)[] | null {
+  const dropped = callee.params.map((p) => (specialisesHigherOrder(callee, p, u.arg(p.index), closed, moving) ? u.arg(p.index) : null));
+  return dropped.some((d) => d !== null) ? dropped : null;
 }
 
 /**

@@ -27,7 +27,8 @@ import { Scope } from '../ir/scope.ts';
 import { FnType, FrameType, type IRType, MemType, TupleType } from '../ir/types.ts';
 import { type World, isStatic } from '../ir/world.ts';
 import type { DiagnosticSink } from '../syntax/diagnostics.ts';
-import { FreeParams, reachable } from './analysis.ts';
+import { Closedness } from '../ir/closedness.ts';
+import { reachable } from '../ir/reachable.ts';
 import { Cloner } from './mangle.ts';
 
 type Lowered = 'parallel' | 'spawn' | 'sync';
@@ -42,7 +43,7 @@ export function lowerParallel(world: World, sink: DiagnosticSink): boolean {
     const r = reachable(world);
     const calls = r.continuations.filter((u) => u.hasBody && loweredKind(u.callee) !== null && !failed.has(u));
     if (calls.length === 0) return failed.size === 0;
-    const free = new FreeParams(r.continuations);
+    const free = new Closedness(r.continuations);
     // Innermost calls first: lowering an outer body copies the (already lowered)
     // inner call along, whereas lowering it first would leave the inner call to be
     // lowered twice, in the dead original and in the copy.
@@ -69,7 +70,7 @@ function bodyOf(u: Continuation): Def | null {
   }
 }
 
-function lowerCall(world: World, sink: DiagnosticSink, free: FreeParams, u: Continuation): boolean {
+function lowerCall(world: World, sink: DiagnosticSink, free: Closedness, u: Continuation): boolean {
   const kind = loweredKind(u.callee)!;
   const rt = new Runtime(world);
   if (kind === 'sync') {
@@ -119,7 +120,7 @@ interface Environment {
  * a whole. A captured continuation-typed def of order 1 is a jump target of the
  * enclosing function: it escapes.
  */
-function environment(body: Def, scope: Scope | null, free: FreeParams): Environment {
+function environment(body: Def, scope: Scope | null, free: Closedness): Environment {
   const captured = new Set<Def>();
   if (scope) {
     const seen = new Set<Def>();

@@ -6,7 +6,7 @@
 import { Continuation, type Def } from '../ir/defs.ts';
 import type { World } from '../ir/world.ts';
 import type { DiagnosticSink } from '../syntax/diagnostics.ts';
-import { reachable } from '../transform/analysis.ts';
+import { reachable } from '../ir/reachable.ts';
 import { VectorizeError } from './error.ts';
 import { isLaneQuery } from './lanes.ts';
 import { vectorizeCall } from './vloop.ts';

@@ -1,28 +1,28 @@
-// The automatic filter for higher-order parameters (AnyDSL paper, §4.3): every
-// higher-order parameter is specialised, so closures vanish, except
+// The automatic filter for higher-order parameters (AnyDSL paper, §4.3), the one
+// rule the partial evaluator (pe/decide.ts) and lower2cff (transform/) apply to
+// decide which arguments of a call to specialise: every higher-order parameter is
+// specialised, so closures vanish, except
 //   (1) first-order parameters (plain values),
 //   (2)+(3) the return continuation of a closed (top-level) function, when the
 //       argument is a standard return: some function's return param or a basic
 //       block. Such a call is an ordinary call of a top-level function.
-// On top of the paper's rule, a higher-order parameter that the callee's own
+// On top of the paper's rule, a higher-order parameter that the callee's
 // recursion changes (a non-static argument, e.g. a fresh return block of a
-// non-tail recursive call) is not specialised: every specialisation would create
-// the next closure to specialise for. This is the rule lower2cff applies to the
-// calls the evaluator leaves, so both passes agree on what a bad call is, except
-// that the evaluator also looks at recursion through other functions, which
-// lower2cff only stops with its budget. The evaluator lifts it where a filter
-// already specialises a non-static argument (`n` of `fn @(?n) pow`): the filter
-// then decides how far the recursion unfolds, and the closures are specialised
-// along with it.
+// non-tail recursive call), directly or through other functions, is not
+// specialised: every specialisation would create the next closure to specialise
+// for. The evaluator lifts this where a filter already specialises a non-static
+// argument (`n` of `fn @(?n) pow`): the filter then decides how far the recursion
+// unfolds, and the closures are specialised along with it.
 // A recursion that passes, instead of the param, a value from outside the
 // callee is static for a call passing that same value: the specialisation's
-// recursive calls pass the dropped value and are rewired to it. This is how a
-// `break` out of a non-tail recursive generator (the recursive call returns to
-// the loop's exit, the outer call too) becomes a loop instead of a closure.
-import { Continuation, type Def, Param } from '../ir/defs.ts';
-import { Scope } from '../ir/scope.ts';
-import { typeOrder } from '../ir/types.ts';
-import { isReturnParam } from '../transform/analysis.ts';
+// recursive calls pass the dropped value and are rewired to it (`specialise` in
+// transform/mangle.ts). This is how a `break` out of a non-tail recursive
+// generator (the recursive call returns to the loop's exit, the outer call too)
+// becomes a loop instead of a closure.
+import { Continuation, type Def, Param } from './defs.ts';
+import { isReturnParam } from './jumps.ts';
+import { Scope } from './scope.ts';
+import { typeOrder } from './types.ts';
 
 /**
  * Whether the argument `arg` for `param` of `callee` is specialised by the
