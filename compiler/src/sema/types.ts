@@ -4,6 +4,14 @@ import type {
   EnumDecl, FnDecl, Param, Pattern, PrimName, StaticDecl, StructDecl, TypeAliasDecl, TypeParam,
 } from '../syntax/ast.ts';
 
+// What sema annotates the tree with (see `SemaAnnotations` in syntax/ast.ts).
+declare module '../syntax/ast.ts' {
+  interface SemaAnnotations {
+    type: Type;
+    res: Resolution;
+  }
+}
+
 export type Type =
   | { tag: 'prim'; name: PrimName }
   /** `()` is the empty tuple. */

@@ -2,7 +2,18 @@
 // place (the optional `type`/`res` fields); emit reads it. Every node has a
 // unique `id` and a `span`.
 import type { Span } from './diagnostics.ts';
-import type { Type, Resolution } from '../sema/types.ts';
+
+/**
+ * The types of what sema writes into the tree (`type` of an expression, `res`
+ * of a path), declared by sema/types.ts through declaration merging: sema is the
+ * layer above, so the tree names the slots and sema says what goes in them.
+ */
+export interface SemaAnnotations {}
+
+/** The type sema declares for annotation `K`; `unknown` where no sema is part of the program. */
+type Annotation<K extends string> = K extends keyof SemaAnnotations ? SemaAnnotations[K] : unknown;
+type Type = Annotation<'type'>;
+type Resolution = Annotation<'res'>;
 
 export interface Node {
   id: number;
