@@ -19,7 +19,7 @@ function checkRuns(runs: number): void {
 }
 
 /** Calls `once` once to warm up, then `runs` times, handing each time in ms to `sample`. */
-async function timeLoop(runs: number, once: () => unknown, sample: (ms: number, index: number) => void, onProgress?: (done: number) => void): Promise<void> {
+async function timeLoop(runs: number, once: () => unknown, sample: (ms: number) => void, onProgress?: (done: number) => void): Promise<void> {
   checkRuns(runs);
   // Awaiting is what lets the asynchronous references (sharp) share this loop; a kernel
   // returns no promise, and awaiting a plain value costs a microtask, nothing next to a run.
@@ -27,7 +27,7 @@ async function timeLoop(runs: number, once: () => unknown, sample: (ms: number, 
   for (let i = 0; i < runs; i++) {
     const start = process.hrtime.bigint();
     await once();
-    sample(Number(process.hrtime.bigint() - start) / 1e6, i);
+    sample(Number(process.hrtime.bigint() - start) / 1e6);
     onProgress?.(i + 1);
   }
 }
@@ -40,29 +40,42 @@ export async function timeEach(runs: number, once: () => unknown, onProgress?: (
 }
 
 /**
- * The times a median is taken of: all of them up to this many, beyond that a uniform
- * random sample of this size (reservoir sampling), so a long benchmark keeps a fixed
+ * The times a median is taken of: all of them up to `limit`, beyond that a uniform random
+ * sample of `limit` (reservoir sampling, Algorithm R), so a long benchmark keeps a fixed
  * amount of memory and its median stays within sampling error of the exact one.
  */
-export const MEDIAN_SAMPLE = 1001;
+export class MedianSample {
+  private readonly kept: Float64Array;
+  private seen = 0;
+
+  constructor(limit = 1001) {
+    this.kept = new Float64Array(limit);
+  }
+
+  add(x: number): void {
+    if (this.seen < this.kept.length) this.kept[this.seen] = x;
+    else {
+      // The (seen + 1)-th value replaces a kept one with probability limit / (seen + 1).
+      const j = Math.floor(Math.random() * (this.seen + 1));
+      if (j < this.kept.length) this.kept[j] = x;
+    }
+    this.seen++;
+  }
+
+  /** How many values are kept: never more than the limit. */
+  get size(): number {
+    return Math.min(this.seen, this.kept.length);
+  }
+
+  median(): number {
+    return median(this.kept.subarray(0, this.size));
+  }
+}
 
 /** Runs `once` (after one warm-up) `runs` times and gives the median; `onProgress` hears after each run. */
 export async function timeRuns(pixels: number, runs: number, once: () => unknown, onProgress?: (done: number) => void): Promise<Timing> {
-  checkRuns(runs);
-  const kept = new Float64Array(Math.min(runs, MEDIAN_SAMPLE));
-  await timeLoop(
-    runs,
-    once,
-    (ms, i) => {
-      if (i < kept.length) kept[i] = ms;
-      else {
-        // Algorithm R: run i replaces a kept time with probability kept.length / (i + 1).
-        const j = Math.floor(Math.random() * (i + 1));
-        if (j < kept.length) kept[j] = ms;
-      }
-    },
-    onProgress,
-  );
-  const medianMs = median(kept);
+  const times = new MedianSample();
+  await timeLoop(runs, once, (ms) => times.add(ms), onProgress);
+  const medianMs = times.median();
   return { runs, medianMs, gpixels: pixels / (medianMs * 1e6) };
 }

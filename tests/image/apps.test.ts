@@ -5,13 +5,13 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import sharp from 'sharp';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main as blur } from '../../apps/blur/src/cli.ts';
 import { main as harris } from '../../apps/harris/src/cli.ts';
 import { missingPackages } from '../../bench/image/references.ts';
 import { writeImage } from '../../apps/shared/image.ts';
 import type { Image } from '../../libs/image/image.ts';
-import { randomImage } from './support.ts';
+import { randomImage, runApp as run } from './support.ts';
 
 let dir: string;
 const file = (name: string) => path.join(dir, name);
@@ -29,22 +29,6 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function writePng(path: string, img: Image): Promise<void> {
   return writeImage({ path, format: 'png' }, img);
-}
-
-/** Runs an app's main with `args`, capturing what it prints. */
-async function run(main: (argv: string[]) => Promise<number>, args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const spies = [
-    vi.spyOn(console, 'log').mockImplementation((...a) => void (out += `${a.join(' ')}\n`)),
-    vi.spyOn(console, 'error').mockImplementation((...a) => void (err += `${a.join(' ')}\n`)),
-    vi.spyOn(process.stderr, 'write').mockImplementation((s) => ((err += String(s)), true)),
-  ];
-  try {
-    return { code: await main(args), out, err };
-  } finally {
-    for (const s of spies) s.mockRestore();
-  }
 }
 
 /** The test's name, with why it is skipped when a reference's packages are missing. */

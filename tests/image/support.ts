@@ -1,6 +1,7 @@
 // Random test images and the comparison every image test makes: one kernel against the
-// TypeScript reference, exactly for integer pipelines and to f32 rounding for Harris.
-import { expect } from 'vitest';
+// TypeScript reference, exactly for integer pipelines and to f32 rounding for Harris; and
+// running an app in-process with its output captured.
+import { expect, vi } from 'vitest';
 import type { Image } from '../../libs/image/image.ts';
 import { makeImage } from '../../libs/image/image.ts';
 import type { ElementType } from '../../libs/image/variants.ts';
@@ -46,4 +47,20 @@ export function expectCloseImage(actual: Image, expected: Image, label: string):
 function describe(img: Image, i: number): string {
   const p = Math.floor(i / img.channels);
   return `(x ${p % img.width}, y ${Math.floor(p / img.width)}, channel ${i % img.channels})`;
+}
+
+/** Runs an app's main with `args` in this process, capturing what it prints. */
+export async function runApp(main: (argv: string[]) => Promise<number>, args: string[]): Promise<{ code: number; out: string; err: string }> {
+  let out = '';
+  let err = '';
+  const spies = [
+    vi.spyOn(console, 'log').mockImplementation((...a) => void (out += `${a.join(' ')}\n`)),
+    vi.spyOn(console, 'error').mockImplementation((...a) => void (err += `${a.join(' ')}\n`)),
+    vi.spyOn(process.stderr, 'write').mockImplementation((s) => ((err += String(s)), true)),
+  ];
+  try {
+    return { code: await main(args), out, err };
+  } finally {
+    for (const s of spies) s.mockRestore();
+  }
 }
