@@ -229,10 +229,10 @@ export function removeScratch(): void {
   scratch = null;
 }
 
-/** Builds the IR with the driver's toolchain at -O1, runs it, and returns its output (an abnormal end appended as `<…>`). */
-export async function runNative(llvm: string): Promise<string> {
+/** Builds the IR with the driver's toolchain (at -O1 unless told), runs it, and returns its output (an abnormal end appended as `<…>`). */
+export async function runNative(llvm: string, optLevel: 0 | 1 | 2 | 3 = 1): Promise<string> {
   const exe = path.join(scratchDir(), `p${built++}`);
-  await llvmToExecutable(llvm, exe, await buildRuntime(), { optLevel: 1 });
+  await llvmToExecutable(llvm, exe, await buildRuntime(), { optLevel });
   const { stdout, status } = await new Promise<{ stdout: string; status: string }>((resolve) => {
     execFile(exe, [], { timeout: RUN_TIMEOUT_MS, maxBuffer: 64 << 20, encoding: 'buffer' }, (err, out) => {
       const e = err as (NodeJS.ErrnoException & { signal?: string; code?: number | string }) | null;

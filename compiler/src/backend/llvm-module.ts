@@ -26,6 +26,8 @@ export class ModuleContext {
   /** Declarations by symbol; the signature text detects clashing imports of one symbol. */
   private readonly declarations = new Map<string, string>();
   private readonly defined = new Map<string, string>();
+  /** Private functions of the backend's own (the division-by-zero check), by what they do. */
+  private readonly helpers = new Map<string, { ref: string; lines: string[] }>();
 
   constructor(readonly program: Program) {
     // External symbols keep their names; claim them before any internal name is made up.
@@ -62,6 +64,20 @@ export class ModuleContext {
   requireRuntime(name: string, ret: string, params: readonly string[]): string {
     this.declare(name, `declare ${ret} @${symbol(name)}(${params.join(', ')})`, null);
     return `@${symbol(name)}`;
+  }
+
+  /**
+   * `@name` of a private helper the backend's instruction sequences call, defined once per
+   * module: `define` gets the fresh name and returns the definition (with any private globals).
+   */
+  helper(what: string, define: (ref: string) => string[]): string {
+    let h = this.helpers.get(what);
+    if (!h) {
+      const ref = `@${this.names.fresh(what)}`;
+      h = { ref, lines: define(ref) };
+      this.helpers.set(what, h);
+    }
+    return h.ref;
   }
 
   private declareText(name: string, c: Continuation): string {
@@ -141,6 +157,7 @@ export class ModuleContext {
     if (this.globalLines.length) out.push(...this.globalLines, '');
     if (this.declarations.size) out.push(...this.declarations.values(), '');
     out.push(functions.join('\n\n'));
+    for (const h of this.helpers.values()) out.push('', ...h.lines);
     return `${out.join('\n')}\n`;
   }
 }

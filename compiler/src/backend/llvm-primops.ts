@@ -35,8 +35,13 @@ export function emitPrimOp(cx: InstrContext, p: PrimOp): void {
   if (isErased(p.type) && !effects.has(p.tag)) return;
   const [a, b, c] = p.ops;
   switch (p.tag) {
-    case 'add': case 'sub': case 'mul': case 'div': case 'rem':
-    case 'and': case 'or': case 'xor': case 'shl': case 'shr':
+    case 'div': case 'rem':
+      if (scalarOf(cx, p).isInt) return cx.bind(p, intDivision(cx, p, a!, b!));
+      return cx.bind(p, cx.instr(p.tag, `${arithOpcode(cx, p)} ${cx.typed(a!)}, ${cx.value(b!)}`));
+    case 'shl': case 'shr':
+      return cx.bind(p, cx.instr(p.tag, `${arithOpcode(cx, p)} ${cx.typed(a!)}, ${shiftAmount(cx, b!)}`));
+    case 'add': case 'sub': case 'mul':
+    case 'and': case 'or': case 'xor':
       return cx.bind(p, cx.instr(p.tag, `${arithOpcode(cx, p)} ${cx.typed(a!)}, ${cx.value(b!)}`));
     case 'eq': case 'ne': case 'lt': case 'le': case 'gt': case 'ge':
       return cx.bind(p, cx.instr(p.tag, `${cmpOpcode(cx, p)} ${cx.typed(a!)}, ${cx.value(b!)}`));
@@ -104,6 +109,83 @@ function arithOpcode(cx: InstrContext, p: PrimOp): string {
   }
 }
 
+// Integer division, shifts and float-to-integer conversions have one defined result at
+// every -O (docs/language.md, "Defined semantics of arithmetic"), where LLVM's plain
+// instructions would give poison or undefined behaviour:
+// - a shift amount is masked to the width (the World masks constant amounts already);
+// - a zero divisor calls the module's check, which reports it through anydsl_fatal;
+// - the most negative value divided by -1 wraps to itself (remainder 0);
+// - float to integer saturates, NaN to 0 (llvm.fpto[su]i.sat).
+
+/** The amount operand of a shift (without its type): masked unless it is a literal, which the World keeps in range. */
+function shiftAmount(cx: InstrContext, amount: Def): string {
+  if (isLit(amount)) return cx.value(amount);
+  const t = amount.type as PrimType;
+  return cx.instr('amount', `and ${cx.typed(amount)}, ${splat(t, String(t.scalar.bits - 1))}`);
+}
+
+/** A scalar constant, or the vector of `t.length` copies of it. */
+function splat(t: PrimType, scalar: string): string {
+  if (t.length === 1) return scalar;
+  return `<${Array.from({ length: t.length }, () => `${llvmType(t.scalar)} ${scalar}`).join(', ')}>`;
+}
+
+function intDivision(cx: InstrContext, p: PrimOp, a: Def, b: Def): string {
+  const t = p.type as PrimType;
+  const opcode = arithOpcode(cx, p);
+  const ty = llvmType(t);
+  const zero = t.length === 1 ? '0' : 'zeroinitializer';
+  if (isLit(b)) {
+    const d = b.payload as bigint;
+    if (d === 0n) {
+      // Only reachable when the program divides by zero: the check stops it.
+      cx.line(`call void ${divisionCheck(cx)}(i1 true)`);
+      return zero;
+    }
+    if (t.isSigned && d === -1n) return p.tag === 'rem' ? zero : cx.instr('neg', `sub ${ty} ${zero}, ${cx.value(a)}`);
+    return cx.instr(p.tag, `${opcode} ${cx.typed(a)}, ${cx.value(b)}`);
+  }
+  let isZero = cx.instr('divisor.zero', `icmp eq ${cx.typed(b)}, ${zero}`);
+  if (t.length > 1) isZero = cx.instr('divisor.zero', `call i1 @llvm.vector.reduce.or.v${t.length}i1(<${t.length} x i1> ${isZero})`);
+  if (t.length > 1) cx.mod.requireRuntime(`llvm.vector.reduce.or.v${t.length}i1`, 'i1', [`<${t.length} x i1>`]);
+  cx.line(`call void ${divisionCheck(cx)}(i1 ${isZero})`);
+  if (!t.isSigned) return cx.instr(p.tag, `${opcode} ${cx.typed(a)}, ${cx.value(b)}`);
+  // x / -1 is -x and x % -1 is 0; dividing by 1 instead gives x and 0 without the overflow.
+  const minusOne = cx.instr('divisor.m1', `icmp eq ${cx.typed(b)}, ${splat(t, '-1')}`);
+  const divisor = cx.instr('divisor', `select ${boolsOf(t)} ${minusOne}, ${ty} ${splat(t, '1')}, ${cx.typed(b)}`);
+  const q = cx.instr(p.tag, `${opcode} ${cx.typed(a)}, ${divisor}`);
+  if (p.tag === 'rem') return q;
+  const negated = cx.instr('neg', `sub ${ty} ${zero}, ${cx.value(a)}`);
+  return cx.instr(p.tag, `select ${boolsOf(t)} ${minusOne}, ${ty} ${negated}, ${ty} ${q}`);
+}
+
+function boolsOf(t: PrimType): string {
+  return t.length === 1 ? 'i1' : `<${t.length} x i1>`;
+}
+
+/**
+ * `@check(i1 zero)`: stops the program with "integer division by zero" when `zero` holds.
+ * Always inlined, so the division after it is only reached with a non-zero divisor.
+ */
+function divisionCheck(cx: InstrContext): string {
+  const fatal = cx.mod.requireRuntime('anydsl_fatal', 'void', ['ptr', '...']);
+  return cx.mod.helper('anydsl.division_check', (ref) => {
+    const text = 'integer division by zero';
+    return [
+      `${ref}.msg = private unnamed_addr constant [${text.length + 1} x i8] c"${text}\\00"`,
+      `define private void ${ref}(i1 %zero) alwaysinline {`,
+      'entry:',
+      '  br i1 %zero, label %trap, label %ok, !prof !{!"branch_weights", i32 1, i32 1048575}',
+      'trap:',
+      `  call void (ptr, ...) ${fatal}(ptr ${ref}.msg)`,
+      '  unreachable',
+      'ok:',
+      '  ret void',
+      '}',
+    ];
+  });
+}
+
 function cmpOpcode(cx: InstrContext, p: PrimOp): string {
   const operand = p.op(0);
   if (operand.type instanceof PtrType || operand.type instanceof FnType) return `icmp ${unsignedCmp[p.tag]}`;
@@ -136,10 +218,21 @@ function convert(cx: InstrContext, v: Def, to: IRType): string {
   }
   if (f.isBool) return castInstr(t.isFloat ? 'uitofp' : 'zext');
   if (f.isFloat && t.isFloat) return castInstr(t.bits > f.bits ? 'fpext' : 'fptrunc');
-  if (f.isFloat) return castInstr(t.isSigned ? 'fptosi' : 'fptoui');
+  if (f.isFloat) {
+    const intrinsic = `llvm.${t.isSigned ? 'fptosi' : 'fptoui'}.sat.${overloadName(to)}.${overloadName(from)}`;
+    const fn = cx.mod.requireRuntime(intrinsic, llvmType(to), [llvmType(from)]);
+    return cx.instr('cast', `call ${llvmType(to)} ${fn}(${cx.typed(v)})`);
+  }
   if (t.isFloat) return castInstr(f.isSigned ? 'sitofp' : 'uitofp');
   if (t.bits < f.bits) return castInstr('trunc');
   return castInstr(f.isSigned ? 'sext' : 'zext');
+}
+
+/** The type's part of an overloaded intrinsic's name: `i32`, `f64`, `v8f32`. */
+function overloadName(t: PrimType): string {
+  const s = t.scalar;
+  const scalar = `${s.isFloat ? 'f' : 'i'}${s.bits}`;
+  return t.length === 1 ? scalar : `v${t.length}${scalar}`;
 }
 
 /** `bitcast[D](v)`: the same bits seen as another type of the same size. */

@@ -1,7 +1,7 @@
 // Scalar and SIMD arithmetic with the semantics of the LLVM code the backend emits:
 // integers wrap to their width, f32/f16 round after every operation, vectors work lane by lane.
 import type { ArithOpTag, CmpOpTag } from '../ir/defs.ts';
-import { compareLits, normaliseLit } from '../ir/world.ts';
+import { compareLits, floatToInt, normaliseLit, shiftAmount } from '../ir/world.ts';
 import type { PrimType } from '../ir/types.ts';
 import { InterpError, type Value } from './values.ts';
 
@@ -125,15 +125,17 @@ function scalarArith(tag: ArithOpTag, t: PrimType, x: Scalar, y: Scalar): Scalar
     case 'mul': return wrapInt(t, a * b);
     case 'div':
     case 'rem':
+      // The same trap as the native code's (docs/language.md, "Defined semantics of arithmetic").
       if (b === 0n) throw new InterpError(`integer division by zero (${t} ${tag})`);
-      // BigInt division truncates toward zero and the remainder takes the dividend's sign, as in C.
+      // BigInt division truncates toward zero and the remainder takes the dividend's sign, as in C;
+      // the most negative value divided by -1 wraps to itself.
       return wrapInt(t, tag === 'div' ? a / b : a % b);
     case 'and': return wrapInt(t, a & b);
     case 'or': return wrapInt(t, a | b);
     case 'xor': return wrapInt(t, a ^ b);
-    // An amount of the width or more is poison in LLVM; take it modulo the width (what x86 does for 32/64 bits).
-    case 'shl': return wrapInt(t, a << BigInt.asUintN(32, b) % BigInt(t.bits));
-    case 'shr': return wrapInt(t, a >> BigInt.asUintN(32, b) % BigInt(t.bits));
+    // The amount is masked to the width, as the World folds it and the backend emits it.
+    case 'shl': return wrapInt(t, a << shiftAmount(t, b));
+    case 'shr': return wrapInt(t, a >> shiftAmount(t, b));
   }
 }
 
@@ -155,8 +157,8 @@ function convertScalar(to: PrimType, x: Scalar): Scalar {
     if (typeof x === 'boolean') return x ? 1 : 0;
     return roundFloat(to, x);
   }
-  // Out of range is poison in LLVM; wrap like the World's literal folding (non-finite gives 0).
-  if (typeof x === 'number') return Number.isFinite(x) ? wrapInt(to, BigInt(Math.trunc(x))) : 0n;
+  // Saturating, NaN to 0, like the World's literal folding and the backend's fpto[su]i.sat.
+  if (typeof x === 'number') return floatToInt(to, x);
   return normaliseLit(to, x) as bigint;
 }
 

@@ -172,7 +172,12 @@ export class World {
     const t = a.type as PrimType;
     if (commutative.has(tag) && isLit(a) && !isLit(b)) [a, b] = [b, a];
     const x = litValue(a);
-    const y = litValue(b);
+    let y = litValue(b);
+    // A constant shift amount is masked here once, so every later stage sees one in range.
+    if ((tag === 'shl' || tag === 'shr') && typeof y === 'bigint' && t.length === 1 && shiftAmount(t, y) !== y) {
+      y = shiftAmount(t, y);
+      b = this.lit(t, y);
+    }
     if (x !== undefined && y !== undefined) {
       const folded = foldArith(tag, t, x, y);
       if (folded !== undefined) return this.lit(t, folded);
@@ -635,20 +640,40 @@ function foldArith(tag: ArithOpTag, t: PrimType, x: LitValue, y: LitValue): LitV
   }
   const a = x as bigint;
   const b = y as bigint;
-  const bits = BigInt(t.bits);
   switch (tag) {
     case 'add': return a + b;
     case 'sub': return a - b;
     case 'mul': return a * b;
+    // A zero divisor traps at run time (docs/language.md), so it is left to run time.
+    // The most negative value divided by -1 wraps (to itself; remainder 0) when lit() normalises it.
     case 'div': return b === 0n ? undefined : a / b;
     case 'rem': return b === 0n ? undefined : a % b;
     case 'and': return a & b;
     case 'or': return a | b;
     case 'xor': return a ^ b;
-    // Shifts by the width or more are poison in LLVM; leave them to run time.
-    case 'shl': return b < 0n || b >= bits ? undefined : a << b;
-    case 'shr': return b < 0n || b >= bits ? undefined : a >> b;
+    case 'shl': return a << shiftAmount(t, b);
+    case 'shr': return a >> shiftAmount(t, b);
   }
+}
+
+/**
+ * The amount a shift of a `t` by `b` shifts by: `b` masked to the width's bits, as Rust's
+ * wrapping shifts and x86 do (the backend emits the same mask; docs/language.md).
+ */
+export function shiftAmount(t: PrimType, b: bigint): bigint {
+  return b & BigInt(t.bits - 1);
+}
+
+/** A float converted to the integer type `t`: truncated toward zero, saturated to its range, NaN to 0 (LLVM's fpto[su]i.sat). */
+export function floatToInt(t: PrimType, x: number): bigint {
+  if (Number.isNaN(x)) return 0n;
+  const bits = BigInt(t.bits);
+  const min = t.isSigned ? -(1n << (bits - 1n)) : 0n;
+  const max = t.isSigned ? (1n << (bits - 1n)) - 1n : (1n << bits) - 1n;
+  if (x === -Infinity) return min;
+  if (x === Infinity) return max;
+  const v = BigInt(Math.trunc(x));
+  return v < min ? min : v > max ? max : v;
 }
 
 /** A comparison of two literal values of the same type (also the interpreter's scalar compare). */
@@ -666,10 +691,7 @@ export function compareLits(tag: CmpOpTag, x: LitValue, y: LitValue): boolean {
 function convertLit(from: PrimType, to: PrimType, v: LitValue): LitValue {
   if (to.isBool) return typeof v === 'boolean' ? v : v !== 0 && v !== 0n;
   if (to.isFloat) return normaliseLit(to, typeof v === 'bigint' ? Number(v) : Number(v));
-  if (typeof v === 'number') {
-    if (!Number.isFinite(v)) return normaliseLit(to, 0n);
-    return normaliseLit(to, BigInt(Math.trunc(v)));
-  }
+  if (typeof v === 'number') return floatToInt(to, v);
   void from;
   return normaliseLit(to, v);
 }

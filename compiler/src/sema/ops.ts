@@ -4,7 +4,7 @@ import type { Checker } from './checker.ts';
 import { checkCoerced, checkExpr } from './expr.ts';
 import { showType } from './infer.ts';
 import { lowerType } from './lower.ts';
-import { boolT, isInt, prune, unit, type Type } from './types.ts';
+import { boolT, isInt, primBits, prune, unit, type Type } from './types.ts';
 
 const errorT: Type = { tag: 'error' };
 
@@ -61,16 +61,66 @@ function comparisonResult(t: Type): Type {
   return p.tag === 'simd' ? { tag: 'simd', elem: boolT, size: p.size } : boolT;
 }
 
+/**
+ * Checks a chain of left-associative operators (`a + b + c …`, thousands of terms in
+ * generated code) from its innermost operand out, without a recursion per operator.
+ */
 export function checkBinary(ck: Checker, e: ExprOf<'binary'>): Type {
+  const chain: ExprOf<'binary'>[] = [e];
+  for (let x = e.lhs; x.kind === 'binary'; x = x.lhs) chain.push(x);
+  const first = chain[chain.length - 1]!;
+  let l = checkExpr(ck, first.lhs, opClass(first.op) === 'bool' ? boolT : undefined);
+  for (let i = chain.length - 1; i > 0; i--) l = ck.annotate(chain[i]!, checkOperator(ck, chain[i]!, l));
+  return checkOperator(ck, e, l);
+}
+
+/** The type of `e` given the type `l` of its left operand. */
+function checkOperator(ck: Checker, e: ExprOf<'binary'>, l: Type): Type {
   const cls = opClass(e.op);
-  const l = checkExpr(ck, e.lhs, cls === 'bool' ? boolT : undefined);
   const r = checkExpr(ck, e.rhs, l);
   if (!ck.u.unify(l, r)) {
     ck.mismatch(e.rhs.span, l, r);
     return errorT;
   }
   operandCheck(ck, e, cls, l);
+  constantOperandCheck(ck, e.op, e.rhs, l);
   return cls === 'eq' || cls === 'ord' ? comparisonResult(l) : l;
+}
+
+/** An integer literal's value, negated under a unary minus; undefined for anything else. */
+function intLiteralValue(e: Expr): bigint | undefined {
+  if (e.kind === 'unary' && e.op === '-') {
+    const v = intLiteralValue(e.operand);
+    return v === undefined ? undefined : -v;
+  }
+  if (e.kind !== 'lit' || e.lit.kind !== 'int' || (e.lit.suffix !== null && isFloatSuffix(e.lit.suffix))) return undefined;
+  return e.lit.value;
+}
+
+function isFloatSuffix(s: string): boolean {
+  return s[0] === 'f' || s === 'h';
+}
+
+/**
+ * Written-out operands with no defined result are errors (docs/language.md, "Defined
+ * semantics of arithmetic"): an integer division or remainder by a literal 0, and a
+ * shift by a literal amount outside 0 .. width-1. Computed ones are defined at run time.
+ */
+function constantOperandCheck(ck: Checker, op: BinaryOp, rhs: Expr, t: Type): void {
+  if (op !== '/' && op !== '%' && op !== '<<' && op !== '>>') return;
+  const v = intLiteralValue(rhs);
+  if (v === undefined) return;
+  if (op === '/' || op === '%') {
+    if (v === 0n) ck.error(rhs.span, `${op === '/' ? 'division' : 'remainder'} by zero`);
+    return;
+  }
+  ck.u.finalCheck(() => {
+    const p = prune(t);
+    const elem = p.tag === 'simd' ? prune(p.elem) : p;
+    if (elem.tag !== 'prim' || !isInt(elem.name)) return;
+    const bits = BigInt(primBits(elem.name));
+    if (v < 0n || v >= bits) ck.error(rhs.span, `shift by ${v} is out of range for type '${elem.name}': the amount must be between 0 and ${bits - 1n}`);
+  });
 }
 
 function operandCheck(ck: Checker, e: Expr & { op: string }, cls: OperandClass, t: Type): void {
@@ -91,7 +141,10 @@ export function checkAssign(ck: Checker, e: ExprOf<'assign'>): Type {
   }
   const r = checkExpr(ck, e.rhs, l);
   if (!ck.u.unify(l, r)) ck.mismatch(e.rhs.span, l, r);
-  else operandCheck(ck, e, opClass(e.op.slice(0, -1) as BinaryOp), l);
+  else {
+    operandCheck(ck, e, opClass(e.op.slice(0, -1) as BinaryOp), l);
+    constantOperandCheck(ck, e.op.slice(0, -1) as BinaryOp, e.rhs, l);
+  }
   return unit;
 }
 
