@@ -8,9 +8,8 @@ import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main as blur } from '../../apps/blur/src/cli.ts';
 import { main as harris } from '../../apps/harris/src/cli.ts';
-import { missingPackages } from '../../bench/image/references.ts';
 import { writeImage } from '../../apps/shared/image.ts';
-import type { Image } from '../../libs/image/image.ts';
+import { missingPackages } from '../../bench/image/references.ts';
 import { randomImage, runApp as run } from './support.ts';
 
 let dir: string;
@@ -18,18 +17,14 @@ const file = (name: string) => path.join(dir, name);
 
 beforeAll(async () => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'image-apps-'));
-  await writePng(file('rgb.png'), randomImage('u8', 37, 23, 3, 11));
-  await writePng(file('gray.png'), randomImage('u8', 40, 30, 1, 12));
+  await writeImage({ path: file('rgb.png'), format: 'png' }, randomImage('u8', 37, 23, 3, 11));
+  await writeImage({ path: file('gray.png'), format: 'png' }, randomImage('u8', 40, 30, 1, 12));
   writeFileSync(file('text.png'), 'not an image\n');
   writeFileSync(file('empty.png'), '');
   await sharp(new Uint16Array(4 * 4 * 3).fill(40000), { raw: { width: 4, height: 4, channels: 3 } }).toColourspace('rgb16').png().toFile(file('deep.png'));
 });
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-function writePng(path: string, img: Image): Promise<void> {
-  return writeImage({ path, format: 'png' }, img);
-}
 
 /** The test's name, with why it is skipped when a reference's packages are missing. */
 async function needing(reference: 'halide' | 'opencv', name: string): Promise<{ name: string; missing: boolean }> {

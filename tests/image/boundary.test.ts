@@ -2,7 +2,7 @@
 // from the image, where its division-free remainder must still be exact: the image tests
 // only reach a few pixels past the edges.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type CompiledLibrary, compile } from '../../compiler/src/driver/compile.ts';
+import { type CompiledLibrary, compile } from '@anydsl/compiler';
 import { librarySources } from '../../libs/image/host.ts';
 
 const entry = {
