@@ -1,10 +1,11 @@
 // Module-level state of the LLVM emitter: function symbols, declarations,
 // globals, and constants (which may refer to functions and globals).
 import { Continuation, type Def, PrimOp } from '../ir/defs.ts';
+import { cpuLayout } from '../ir/layout.ts';
 import { type DefiniteArrayType, type FnType, type IRType, PrimType, type VariantType } from '../ir/types.ts';
 import { describe, fail } from './errors.ts';
 import { formatLit } from './llvm-consts.ts';
-import { extAttr, layout, llvmType, returnValueType, valueParamTypes, variantPayloadWords } from './llvm-types.ts';
+import { extAttr, llvmType, returnValueType, valueParamTypes, variantPayloadType } from './llvm-types.ts';
 import { NameTable, symbol } from './names.ts';
 import type { Program } from './program.ts';
 import { isConstant } from './schedule.ts';
@@ -128,9 +129,9 @@ export class ModuleContext {
       case 'bottom':
         return 'undef';
       case 'sizeof':
-        return String(layout(p.payload as IRType).size);
+        return String(cpuLayout.size(p.payload as IRType));
       case 'alignof':
-        return String(layout(p.payload as IRType).align);
+        return String(cpuLayout.align(p.payload as IRType));
       case 'global':
         return this.global(p, fn);
       case 'known':
@@ -146,7 +147,7 @@ export class ModuleContext {
       case 'vector':
         return `<${elems()}>`;
       case 'variant':
-        return `{ i32 ${p.payload as number}, [${variantPayloadWords(p.type as VariantType)} x i64] zeroinitializer }`;
+        return `{ i32 ${p.payload as number}, ${variantPayloadType(p.type as VariantType)} zeroinitializer }`;
       default:
         return fail(fn, `'${describe(p)}' is not a constant`);
     }

@@ -2,12 +2,14 @@
 // sequence) per primop. Aggregates that LLVM cannot index dynamically, and
 // variants, go through a stack temporary.
 import { type Def, PrimOp, isLit } from '../ir/defs.ts';
+import { cpuLayout } from '../ir/layout.ts';
 import {
   DefiniteArrayType, FnType, IndefiniteArrayType, type IRType, PrimType, PtrType, PtrVectorType, StructType, TupleType,
+  type VariantType,
 } from '../ir/types.ts';
 import { describe } from './errors.ts';
 import type { ModuleContext } from './llvm-module.ts';
-import { isErased, layout, llvmType } from './llvm-types.ts';
+import { isErased, llvmType } from './llvm-types.ts';
 import { isConstant } from './schedule.ts';
 
 /** What primop selection needs from the function being emitted. */
@@ -339,7 +341,7 @@ function lea(cx: InstrContext, ptr: Def, idx: Def): string {
 /** `alloc`: the runtime's allocator on device 0 (the CPU). */
 function alloc(cx: InstrContext, p: PrimOp, count: Def): string {
   const allocated = ((p.type as TupleType).elems[1] as PtrType).pointee;
-  const elemSize = layout(allocated instanceof IndefiniteArrayType ? allocated.elem : allocated).size;
+  const elemSize = cpuLayout.size(allocated instanceof IndefiniteArrayType ? allocated.elem : allocated);
   let size: string;
   if (isLit(count)) size = String(BigInt(elemSize) * BigInt(count.payload as bigint));
   else {
@@ -351,22 +353,24 @@ function alloc(cx: InstrContext, p: PrimOp, count: Def): string {
   return cx.instr('alloc', `call ptr ${fn}(i32 0, i64 ${size})`);
 }
 
-/** Variants are built in memory: the tag at offset 0, the payload at offset 8. */
+/** Variants are built in memory: the tag at offset 0, the payload in the area ir/layout.ts places after it. */
 function variant(cx: InstrContext, p: PrimOp, payload: Def): string {
   const ty = llvmType(p.type);
-  const slot = cx.alloca(ty, 8);
+  const { align, payloadAlign } = cpuLayout.variant(p.type as VariantType);
+  const slot = cx.alloca(ty, align);
   cx.line(`store i32 ${p.payload as number}, ptr ${slot}`);
   if (!isErased(payload.type)) {
     const at = cx.instr('payload.ptr', `getelementptr inbounds ${ty}, ptr ${slot}, i32 0, i32 1`);
-    cx.line(`store ${cx.typed(payload)}, ptr ${at}, align 8`);
+    cx.line(`store ${cx.typed(payload)}, ptr ${at}, align ${payloadAlign}`);
   }
   return cx.instr('variant', `load ${ty}, ptr ${slot}`);
 }
 
 function variantPayload(cx: InstrContext, p: PrimOp, v: Def): string {
   const ty = llvmType(v.type);
-  const slot = cx.alloca(ty, 8);
+  const { align, payloadAlign } = cpuLayout.variant(v.type as VariantType);
+  const slot = cx.alloca(ty, align);
   cx.line(`store ${cx.typed(v)}, ptr ${slot}`);
   const at = cx.instr('payload.ptr', `getelementptr inbounds ${ty}, ptr ${slot}, i32 0, i32 1`);
-  return cx.instr('payload', `load ${llvmType(p.type)}, ptr ${at}, align 8`);
+  return cx.instr('payload', `load ${llvmType(p.type)}, ptr ${at}, align ${payloadAlign}`);
 }

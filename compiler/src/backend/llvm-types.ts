@@ -1,5 +1,7 @@
-// IR types as LLVM 19 types (opaque pointers), and the x86-64 data layout that
-// `sizeof`/`alignof` and variant payloads are computed from.
+// IR types as LLVM 19 types (opaque pointers). Sizes and alignments are ir/layout.ts's;
+// the one type whose shape the backend chooses, the variant, is spelled so that LLVM
+// lays it out exactly as that module says.
+import { cpuLayout } from '../ir/layout.ts';
 import {
   DefiniteArrayType, FnType, FrameType, IndefiniteArrayType, type IRType, MemType, PrimType, PtrType, PtrVectorType,
   StructType, TupleType, VariantType,
@@ -28,7 +30,7 @@ export function llvmType(t: IRType): string {
   if (t instanceof TupleType) return structOf(t.elems);
   if (t instanceof StructType) return structOf(t.fields);
   if (t instanceof DefiniteArrayType) return `[${t.dim} x ${llvmType(t.elem)}]`;
-  if (t instanceof VariantType) return `{ i32, [${variantPayloadWords(t)} x i64] }`;
+  if (t instanceof VariantType) return `{ i32, ${variantPayloadType(t)} }`;
   if (t instanceof IndefiniteArrayType) throw new BackendError(`the indefinite array type ${t} exists only behind pointers`);
   throw new BackendError(`the type ${t} has no run-time representation (a ${t} value escaped into data)`);
 }
@@ -37,46 +39,15 @@ function structOf(elems: readonly IRType[]): string {
   return elems.length === 0 ? '{}' : `{ ${elems.map(llvmType).join(', ')} }`;
 }
 
-/** Variants are `{ i32 tag, [k x i64] payload }`: k words hold the largest alternative. */
-export function variantPayloadWords(t: VariantType): number {
-  return Math.ceil(Math.max(0, ...t.variants.map((v) => layout(v).size)) / 8);
-}
-
-export interface Layout {
-  size: number;
-  align: number;
-}
-
-/** Allocation size and ABI alignment, as LLVM's default x86-64 data layout computes them. */
-export function layout(t: IRType): Layout {
-  if (t instanceof PrimType) {
-    const bytes = Math.ceil((t.bits * t.length) / 8);
-    if (t.length === 1) return { size: bytes, align: bytes };
-    // Vectors are aligned to their size rounded up to a power of two.
-    const align = 2 ** Math.ceil(Math.log2(bytes));
-    return { size: roundUp(bytes, align), align };
-  }
-  if (t instanceof PtrType || t instanceof FnType) return { size: 8, align: 8 };
-  if (t instanceof TupleType || t instanceof StructType) {
-    let size = 0;
-    let align = 1;
-    for (const e of t instanceof TupleType ? t.elems : t.fields) {
-      const l = layout(e);
-      size = roundUp(size, l.align) + l.size;
-      align = Math.max(align, l.align);
-    }
-    return { size: roundUp(size, align), align };
-  }
-  if (t instanceof DefiniteArrayType) {
-    const l = layout(t.elem);
-    return { size: l.size * t.dim, align: l.align };
-  }
-  if (t instanceof VariantType) return { size: 8 + 8 * variantPayloadWords(t), align: 8 };
-  throw new BackendError(`the type ${t} has no size`);
-}
-
-function roundUp(n: number, align: number): number {
-  return Math.ceil(n / align) * align;
+/**
+ * The payload area of a variant: `[k x U]` where U is an LLVM type whose size and alignment
+ * are both the payload alignment (an integer up to 8 bytes, a vector of i64 beyond), so
+ * LLVM puts it at the layout's payload offset and gives the struct the layout's size.
+ */
+export function variantPayloadType(t: VariantType): string {
+  const { payloadSize, payloadAlign } = cpuLayout.variant(t);
+  const unit = payloadAlign <= 8 ? `i${8 * payloadAlign}` : `<${payloadAlign / 8} x i64>`;
+  return `[${payloadSize / payloadAlign} x ${unit}]`;
 }
 
 /** The value a function returns through its return continuation `fn(mem, R)`; null for void. */

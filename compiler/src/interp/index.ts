@@ -1,6 +1,5 @@
 export { interpret, mainArguments, type InterpOptions, type InterpResult } from './interpreter.ts';
 export { formatFixed, formatG } from './format.ts';
-export { alignOf, sizeOf } from './layout.ts';
 export { arrayCells, arrayPointer } from './memory.ts';
 export {
   Closure, Frame, InterpError, MemBlock, MEM, NativeFn, Pointer, Token, VariantValue, type Value,

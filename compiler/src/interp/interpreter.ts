@@ -11,15 +11,16 @@
 // continuations they depend on: a load used by several blocks of a function reads
 // memory once, when the function's body evaluates it, not when a block uses it.
 import { Continuation, type Def, Param, PrimOp, type ArithOpTag, type CmpOpTag } from '../ir/defs.ts';
+import { cpuLayout } from '../ir/layout.ts';
 import { Nesting } from '../ir/nesting.ts';
 import type { World } from '../ir/world.ts';
 import {
   type FnType, IndefiniteArrayType, type IRType, PrimType, PtrType, type TupleType, type TypeTable,
 } from '../ir/types.ts';
+import { Addresses } from './addresses.ts';
 import { findExtern } from './externs.ts';
 import { GpuEmulator } from './gpu.ts';
 import { callIntrinsic, type IntrinsicContext } from './intrinsics.ts';
-import { alignOf, sizeOf } from './layout.ts';
 import { elementPointer, load, newBlock, retype, store, stringArray } from './memory.ts';
 import { arith, bitcastPrim, compare, convert, wrapInt } from './numeric.ts';
 import { makePlan, type Operand, type Plan } from './plan.ts';
@@ -70,6 +71,7 @@ class Machine implements IntrinsicContext {
   readonly types: TypeTable;
   nextTask = 0n;
   readonly gpu = new GpuEmulator();
+  private readonly addresses = new Addresses();
   private readonly nesting: Nesting;
   /** Values of primops that depend on no activation (literals, globals, closed aggregates). */
   private readonly constants = new Map<PrimOp, Value>();
@@ -339,9 +341,9 @@ class Machine implements IntrinsicContext {
         return new Pointer(newBlock(ops[0]!.type, `global ${g.name || p.label}`, copyValue(x[0]!), g.mutable), []);
       }
       case 'sizeof':
-        return BigInt(sizeOf(p.payload as IRType));
+        return BigInt(cpuLayout.size(p.payload as IRType));
       case 'alignof':
-        return BigInt(alignOf(p.payload as IRType));
+        return BigInt(cpuLayout.align(p.payload as IRType));
       case 'variant':
         return new VariantValue(p.payload as number, x[0]!);
       case 'variant_index':
@@ -370,6 +372,9 @@ class Machine implements IntrinsicContext {
   private cast(from: IRType, to: IRType, x: Value, what: 'cast' | 'bitcast'): Value {
     if (from === to) return x;
     if (to instanceof PtrType && x instanceof Pointer) return retype(this.types, x, to);
+    if (what === 'cast' && to instanceof PrimType && to.isInt && to.length === 1 && x instanceof Pointer) {
+      return convert(this.types.prim('u64'), to, this.addresses.of(x));
+    }
     if (from instanceof PrimType && to instanceof PrimType) {
       return what === 'cast' ? convert(from, to, x) : bitcastPrim(from, to, x);
     }

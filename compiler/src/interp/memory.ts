@@ -2,14 +2,14 @@
 // memory); a pointer is the block plus a path of element indices. Reading memory
 // through a pointer of another type than what is stored there (type punning) is
 // reported as unsupported instead of producing bytes the interpreter does not model.
+import { cpuLayout } from '../ir/layout.ts';
 import {
   DefiniteArrayType, IndefiniteArrayType, type IRType, PrimType, PtrType, StructType, TupleType, type TypeTable,
 } from '../ir/types.ts';
-import { sizeOf } from './layout.ts';
 import { copyValue, defaultValue, InterpError, MemBlock, Pointer, type Value } from './values.ts';
 
 /** The type of the element a path leads to inside a value of type `t`. */
-function typeAt(t: IRType, path: readonly number[]): IRType | null {
+export function typeAt(t: IRType, path: readonly number[]): IRType | null {
   let cur: IRType = t;
   for (const i of path) {
     if (cur instanceof DefiniteArrayType || cur instanceof IndefiniteArrayType) cur = cur.elem;
@@ -40,7 +40,7 @@ function typeBlock(types: TypeTable, block: MemBlock, path: readonly number[], a
 }
 
 function cells(elem: IRType, bytes: number): Value[] {
-  const n = Math.floor(bytes / Math.max(1, sizeOf(elem)));
+  const n = Math.floor(bytes / Math.max(1, cpuLayout.size(elem)));
   return Array.from({ length: n }, () => defaultValue(elem));
 }
 
@@ -152,7 +152,7 @@ export function copyBytes(
 ): void {
   const s = arrayAt(src, 'copy');
   if (!s.array || !s.elem) return; // nothing was ever written to the source
-  const es = sizeOf(s.elem);
+  const es = cpuLayout.size(s.elem);
   let d = arrayAt(dst, 'copy');
   if (!d.array) {
     typeBlock(types, d.block, dst.path.length ? [0] : [], dst.path.length ? s.elem : types.indefiniteArray(s.elem));
