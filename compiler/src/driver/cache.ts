@@ -5,6 +5,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { SourceFile } from '../syntax/diagnostics.ts';
@@ -83,6 +84,15 @@ export function artifactKey(sources: readonly SourceFile[], options: Record<stri
     options,
     sources: sources.map((s) => ({ path: s.path, text: s.text })),
   });
+}
+
+/**
+ * The part of a native artifact's key that names the machine code: the CPU, and for
+ * 'native' the host's CPU model, since 'native' means different code on different
+ * machines sharing one cache directory.
+ */
+export function nativeTarget(targetCpu: string): { targetCpu: string; hostCpu: string | undefined } {
+  return { targetCpu, hostCpu: targetCpu === 'native' ? (os.cpus()[0]?.model ?? 'unknown') : undefined };
 }
 
 /** A fresh directory for in-progress work inside `parent`, on the same file system as the entry it will become. */

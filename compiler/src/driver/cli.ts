@@ -103,7 +103,8 @@ async function runCommand(files: string[], opts: CliOptions, programArgs: readon
 
   const kind: BuildOptions['kind'] = opts.emitLlvm ? 'llvm' : opts.emitIr ? 'ir' : opts.shared ? 'shared' : 'exe';
   // Loaded only now: usage errors, --help and unreadable files need none of the compiler.
-  const { buildProgram } = await import('./build.ts');
+  // Executables and libraries come from the artifact cache when nothing that decides their bytes changed.
+  const { buildThroughCache: buildProgram } = await import('./cached-build.ts');
   const build = (output: string) => buildProgram(sources, { kind, output, optLevel, targetCpu: opts.targetCpu, peTrace: opts.peTrace });
 
   if (opts.run) {
