@@ -18,6 +18,7 @@
 // evaluator just bypassed, still reading the return param they forwarded to) are
 // answered from the sets, over what they reach.
 import { Continuation, type Def, Param, PrimOp } from './defs.ts';
+import { freeDefs } from './scope.ts';
 
 export class Closedness {
   private readonly index = new Map<Continuation, number>();
@@ -79,19 +80,9 @@ export function nestedBySets(all: readonly Continuation[]): boolean[] {
 
 /** Params and continuations a continuation's body mentions directly (through primops, not through other continuations). */
 export function bodyRefs(c: Continuation): { params: Set<Param>; continuations: Set<Continuation> } {
-  const params = new Set<Param>();
-  const continuations = new Set<Continuation>();
-  const seen = new Set<Def>();
-  const stack: Def[] = [...c.ops];
-  while (stack.length) {
-    const d = stack.pop()!;
-    if (seen.has(d)) continue;
-    seen.add(d);
-    if (d instanceof Param) params.add(d);
-    else if (d instanceof Continuation) continuations.add(d);
-    else for (const o of d.ops) stack.push(o);
-  }
-  return { params, continuations };
+  const found = freeDefs(c.ops, (d) => d instanceof PrimOp);
+  // Every primop is looked through, so what the walk stops at are params.
+  return { params: found.defs as Set<Param>, continuations: found.continuations };
 }
 
 // ------------------------------------------------------------ by dominance

@@ -43,7 +43,7 @@ import { Scope } from '../ir/scope.ts';
 import {
   DefiniteArrayType, FnType, IndefiniteArrayType, type IRType, PtrType, StructType, TupleType, VariantType,
 } from '../ir/types.ts';
-import { type World, isStatic } from '../ir/world.ts';
+import type { World } from '../ir/world.ts';
 import type { DiagnosticSink } from '../syntax/diagnostics.ts';
 import { Closedness } from '../ir/closedness.ts';
 import { isControlOperand, isReturnParam, returnsThroughLast } from '../ir/jumps.ts';
@@ -205,29 +205,13 @@ interface LiftInfo {
 }
 
 /**
- * Free defs, walking down from the bodies of the scope's continuations. (The
- * scope's def set also holds dead primops that earlier rewrites left registered
+ * Free defs, walking down from the bodies of the scope's continuations (`Scope.freeDefs`).
+ * (The scope's def set also holds dead primops that earlier rewrites left registered
  * as users of live defs; their operands are no free variables.)
  */
 function liftInfo(c: Continuation): LiftInfo {
   const scope = new Scope(c);
-  const direct = new Set<Def>();
-  const mentions = new Set<Continuation>();
-  const seen = new Set<Def>();
-  const stack: Def[] = [];
-  for (const k of scope.continuations) stack.push(...k.ops);
-  while (stack.length) {
-    const d = stack.pop()!;
-    if (seen.has(d)) continue;
-    seen.add(d);
-    if (d instanceof Continuation) {
-      if (!scope.contains(d)) mentions.add(d);
-    } else if (d instanceof PrimOp && (scope.contains(d) || isStatic(d))) {
-      stack.push(...d.ops);
-    } else if (!scope.contains(d)) {
-      direct.add(d);
-    }
-  }
+  const { defs: direct, continuations: mentions } = scope.freeDefs();
   const byValue = [...c.uses.values()].every(({ user, index }) => user instanceof Continuation && index === 0);
   return { scope, direct, mentions, env: [], byValue };
 }

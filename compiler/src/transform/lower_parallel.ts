@@ -25,7 +25,7 @@
 import { Continuation, type Def, Param, PrimOp } from '../ir/defs.ts';
 import { Scope } from '../ir/scope.ts';
 import { FnType, FrameType, type IRType, MemType, TupleType } from '../ir/types.ts';
-import { type World, isStatic } from '../ir/world.ts';
+import type { World } from '../ir/world.ts';
 import type { DiagnosticSink } from '../syntax/diagnostics.ts';
 import { Closedness } from '../ir/closedness.ts';
 import { reachable } from '../ir/reachable.ts';
@@ -123,23 +123,9 @@ interface Environment {
 function environment(body: Def, scope: Scope | null, free: Closedness): Environment {
   const captured = new Set<Def>();
   if (scope) {
-    const seen = new Set<Def>();
-    const stack: Def[] = [];
-    for (const c of scope.continuations) stack.push(...c.ops);
-    while (stack.length) {
-      const d = stack.pop()!;
-      if (seen.has(d)) continue;
-      seen.add(d);
-      if (scope.contains(d)) {
-        if (d instanceof PrimOp) stack.push(...d.ops);
-      } else if (d instanceof Continuation) {
-        if (d.hasBody && !free.isClosed(d)) captured.add(d);
-      } else if (d instanceof PrimOp && (isStatic(d) || d.tag === 'global' || d.tag === 'bottom')) {
-        if (d.tag !== 'global' && d.tag !== 'bottom') stack.push(...d.ops);
-      } else {
-        captured.add(d);
-      }
-    }
+    const used = scope.freeDefs();
+    for (const d of used.defs) if (!(d instanceof PrimOp && (d.tag === 'global' || d.tag === 'bottom'))) captured.add(d);
+    for (const c of used.continuations) if (c.hasBody && !free.isClosed(c)) captured.add(c);
   } else if (!(body instanceof Continuation)) {
     captured.add(body);
   }
