@@ -17,6 +17,7 @@
 // full iterations no longer rely on the lanes of an access not wrapping either.
 // The same streams of loads get software prefetches (`prefetch`).
 import { Continuation, type Def, isLit, Param, PrimOp } from '../ir/defs.ts';
+import { cpuLayout } from '../ir/layout.ts';
 import { type DefiniteArrayType, type IndefiniteArrayType, type IRType, PrimType, type PtrType } from '../ir/types.ts';
 import type { World } from '../ir/world.ts';
 import type { Builder } from './builder.ts';
@@ -186,8 +187,7 @@ function cover(byTerm: Map<string, Offsets>, key: string, x: Def, c: bigint, k: 
 const PREFETCH_BYTES = 512;
 
 function elementBytes(array: IRType): number {
-  const elem = (array as IndefiniteArrayType | DefiniteArrayType).elem;
-  return elem instanceof PrimType ? Math.max(1, elem.bits / 8) : 8;
+  return Math.max(1, cpuLayout.size((array as IndefiniteArrayType | DefiniteArrayType).elem));
 }
 
 function pure(p: PrimOp): boolean {

@@ -14,6 +14,7 @@
 // element. A local variable of the body lives in lane storage (a vector per
 // variable), read whole and blended under the mask when written.
 import { type Def, isLit, PrimOp } from '../ir/defs.ts';
+import { cpuLayout } from '../ir/layout.ts';
 import {
   DefiniteArrayType, IndefiniteArrayType, type IRType, PrimType, PtrType, PtrVectorType, StructType, TupleType,
 } from '../ir/types.ts';
@@ -219,8 +220,7 @@ export class Memory {
   }
 
   private align(elem: IRType): Def {
-    const bytes = elem instanceof PrimType ? elem.bits / 8 : 8;
-    return this.simd.world.litI32(bytes);
+    return this.simd.world.litI32(cpuLayout.align(elem));
   }
 
   /** `llvm.masked.<op>` for `n` elements (W by default) of type `elem`, addressed by `ptr` (a pointer or a vector of them). */
