@@ -64,11 +64,13 @@ export function ifExpr(fx: FnEmitter, e: ExprOf<'if'>): Def {
   return joinValue(fx, join, e, types);
 }
 
-/** `a && b` is `if a { b } else { false }`; `a || b` is `if a { true } else { b }`. */
-export function logicExpr(fx: FnEmitter, e: ExprOf<'binary'>): Def {
+/**
+ * `a && b` is `if a { b } else { false }`; `a || b` is `if a { true } else { b }`. `l` is
+ * the value of `a` (expr.ts emits operator chains from the inside out).
+ */
+export function logicExpr(fx: FnEmitter, e: ExprOf<'binary'>, l: Def): Def {
   const w = fx.world;
   const isAnd = e.op === '&&';
-  const l = expr(fx, e.lhs);
   if (!fx.reachable) return dead(fx, e);
   const known = litValue(l);
   if (known !== undefined) return known === isAnd ? expr(fx, e.rhs) : l;

@@ -19,11 +19,33 @@ import { place, readLocal, readPlace } from './place.ts';
 export function expr(fx: FnEmitter, e: Expr): Def {
   if (!fx.reachable) return dead(fx, e);
   const to = fx.em.program.coercions.get(e);
-  let d = to && e.kind === 'lit' && e.lit.kind === 'str' ? stringAddress(fx, e.lit.value, to) : exprOf(fx, e);
+  return finish(fx, e, to && e.kind === 'lit' && e.lit.kind === 'str' ? stringAddress(fx, e.lit.value, to) : exprOf(fx, e));
+}
+
+/** `d`, the value just emitted for `e`, with the coercion sema put on `e` and `e`'s span. */
+function finish(fx: FnEmitter, e: Expr, d: Def): Def {
   if (!fx.reachable) return dead(fx, e);
+  const to = fx.em.program.coercions.get(e);
   if (to) d = coerce(fx, d, to);
   setSpan(d, e.span);
   return d;
+}
+
+/**
+ * A chain of left-associative operators (`a + b + c …`, thousands of terms in generated
+ * code) is emitted from its innermost operand out, without a recursion per operator.
+ */
+function binaryChain(fx: FnEmitter, e: ExprOf<'binary'>): Def {
+  const chain: ExprOf<'binary'>[] = [e];
+  for (let x = e.lhs; x.kind === 'binary'; x = x.lhs) chain.push(x);
+  const operator = (b: ExprOf<'binary'>, l: Def): Def =>
+    b.op === '&&' || b.op === '||' ? logicExpr(fx, b, l) : binaryExpr(fx, b, l);
+  let l = expr(fx, chain[chain.length - 1]!.lhs);
+  for (let i = chain.length - 1; i > 0; i--) {
+    const b = chain[i]!;
+    l = fx.reachable ? finish(fx, b, operator(b, l)) : dead(fx, b);
+  }
+  return operator(e, l);
 }
 
 /** The value of an expression in unreachable code: never used, but typed. */
@@ -69,7 +91,7 @@ function exprOf(fx: FnEmitter, e: Expr): Def {
     case 'unary':
       return unaryExpr(fx, e);
     case 'binary':
-      return e.op === '&&' || e.op === '||' ? logicExpr(fx, e) : binaryExpr(fx, e);
+      return binaryChain(fx, e);
     case 'assign':
       return assignExpr(fx, e);
     case 'cast':

@@ -55,8 +55,8 @@ export function unaryExpr(fx: FnEmitter, e: ExprOf<'unary'>): Def {
   }
 }
 
-export function binaryExpr(fx: FnEmitter, e: ExprOf<'binary'>): Def {
-  const l = expr(fx, e.lhs);
+/** `e` given the value `l` of its left operand (expr.ts emits operator chains from the inside out). */
+export function binaryExpr(fx: FnEmitter, e: ExprOf<'binary'>, l: Def): Def {
   const r = expr(fx, e.rhs);
   if (!fx.reachable) return dead(fx, e);
   return binaryOp(fx, e.op, l, r);

@@ -22,7 +22,7 @@ function collectDefs(world: World): Set<Def> {
     if (seen.has(d)) continue;
     seen.add(d);
     if (d instanceof Continuation) stack.push(...d.params);
-    stack.push(...d.ops);
+    for (const o of d.ops) stack.push(o); // not push(...): a string literal has an op per byte
   }
   return seen;
 }

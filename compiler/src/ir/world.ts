@@ -123,18 +123,19 @@ export class World {
   sweep(): void {
     const live = new Set<PrimOp>();
     const stack: Def[] = [];
+    // Loops, not push(...ops): a string literal is an array of as many ops as it has bytes.
     for (const c of this.continuations) {
-      stack.push(...c.ops);
+      for (const o of c.ops) stack.push(o);
       if (c.filter) {
         c.filter = c.filter.map((f) => this.substitute(f));
-        stack.push(...c.filter);
+        for (const f of c.filter) stack.push(f);
       }
     }
     while (stack.length) {
       const d = stack.pop()!;
       if (!(d instanceof PrimOp) || live.has(d)) continue;
       live.add(d);
-      stack.push(...d.ops);
+      for (const o of d.ops) stack.push(o);
     }
     for (const [key, p] of this.cse) {
       if (live.has(p)) continue;
@@ -602,7 +603,7 @@ export function isStatic(root: Def): boolean {
         if ((p.payload as { mutable: boolean }).mutable) return false;
         break;
       default:
-        work.push(...p.ops);
+        for (const o of p.ops) work.push(o);
     }
   }
   return true;

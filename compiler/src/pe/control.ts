@@ -87,7 +87,7 @@ function mentionedContinuations(defs: readonly Def[]): Continuation[] {
     if (seen.has(d)) continue;
     seen.add(d);
     if (d instanceof Continuation) found.push(d);
-    else if (d instanceof PrimOp) stack.push(...d.ops);
+    else if (d instanceof PrimOp) for (const o of d.ops) stack.push(o); // a string literal has an op per byte
   }
   return found;
 }

@@ -366,7 +366,7 @@ class Walk {
       if (d instanceof Continuation) this.push(d);
       else if (d instanceof PrimOp && !this.seen.has(d)) {
         this.seen.add(d);
-        defs.push(...d.ops);
+        for (const o of d.ops) defs.push(o); // not push(...): a string literal has an op per byte
       }
     }
   }

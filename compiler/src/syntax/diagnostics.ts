@@ -29,24 +29,59 @@ export function joinSpans(a: Span, b: Span): Span {
   return { file: a.file, line: a.line, col: a.col, endLine: b.endLine, endCol: b.endCol };
 }
 
+/**
+ * Errors kept in full; later ones are only counted (rustc and clang stop similarly), so
+ * hostile input cannot fill memory or the terminal with diagnostics.
+ */
+export const maxErrors = 50;
+
 /** Collects diagnostics so a run can report many errors at once. */
 export class DiagnosticSink {
+  /** At most `maxErrors` errors with their notes and warnings, then one `N more errors` entry. */
   readonly list: Diagnostic[] = [];
+  private shownErrors = 0;
+  private droppedErrors = 0;
+  /** The last entry of `list` once errors were dropped; its message counts them. */
+  private overflow: Diagnostic | null = null;
 
   error(span: Span | null, message: string): void {
-    this.list.push({ severity: 'error', span, message });
+    this.add({ severity: 'error', span, message });
   }
 
   warning(span: Span | null, message: string): void {
-    this.list.push({ severity: 'warning', span, message });
+    this.add({ severity: 'warning', span, message });
   }
 
   note(span: Span | null, message: string): void {
-    this.list.push({ severity: 'note', span, message });
+    this.add({ severity: 'note', span, message });
+  }
+
+  add(d: Diagnostic): void {
+    if (this.overflow || (d.severity === 'error' && this.shownErrors === maxErrors)) {
+      // Warnings and notes past the cap belong to errors that are not shown.
+      if (d.severity === 'error') this.countDropped(1);
+      return;
+    }
+    if (d.severity === 'error') this.shownErrors++;
+    this.list.push(d);
+  }
+
+  /** Counts `n` errors that are not shown (a sink forwarding to this one dropped them). */
+  countDropped(n: number): void {
+    if (n === 0) return;
+    this.droppedErrors += n;
+    if (!this.overflow) this.list.push((this.overflow = { severity: 'error', span: null, message: '' }));
+    this.overflow.message = `${this.droppedErrors} more error${this.droppedErrors === 1 ? '' : 's'}`;
+  }
+
+  /** Adds this sink's diagnostics to `to`, in the order `list` has them now. */
+  forwardTo(to: DiagnosticSink): void {
+    for (const d of this.list) if (d !== this.overflow) to.add(d);
+    to.countDropped(this.droppedErrors);
   }
 
   get errorCount(): number {
-    return this.list.filter((d) => d.severity === 'error').length;
+    return this.shownErrors + this.droppedErrors;
   }
 
   get hasErrors(): boolean {
@@ -71,13 +106,47 @@ export function renderDiagnostic(d: Diagnostic, sources: readonly SourceFile[]):
   const cols = s.endLine === s.line && s.endCol > s.col ? `${s.col} - ${s.endCol}` : `${s.col}`;
   let out = `${s.file}:${s.line} col ${cols}: ${d.severity}: ${d.message}`;
   const src = sources.find((f) => f.path === s.file);
-  const lineText = src?.text.split('\n')[s.line - 1];
+  const lineText = src ? sourceLine(src, s.line) : undefined;
   if (lineText !== undefined) {
-    const text = lineText.replace(/\t/g, ' ').replace(/\r$/, '');
-    const width = s.endLine === s.line ? Math.max(1, s.endCol - s.col + 1) : Math.max(1, text.length - s.col + 1);
-    out += `\n${text}\n${' '.repeat(Math.max(0, s.col - 1))}${'^'.repeat(width)}`;
+    const full = lineText.replace(/\r$/, '');
+    const width = s.endLine === s.line ? Math.max(1, s.endCol - s.col + 1) : Math.max(1, full.length - s.col + 1);
+    const { text, col, carets } = excerpt(full, s.col - 1, width);
+    out += `\n${text.replace(/\t/g, ' ')}\n${' '.repeat(col)}${'^'.repeat(carets)}`;
   }
   return out;
+}
+
+/** Longest source line shown whole; a longer one is cut to a window around the span. */
+const maxExcerpt = 120;
+/** How much of a cut line is shown before the span. */
+const excerptLead = 40;
+
+/** `line` cut to at most `maxExcerpt` characters around `col` (0-based), `…` marking each cut. */
+function excerpt(line: string, col: number, width: number): { text: string; col: number; carets: number } {
+  if (line.length <= maxExcerpt) return { text: line, col, carets: width };
+  const start = Math.max(0, Math.min(col - excerptLead, line.length - maxExcerpt));
+  const end = Math.min(line.length, start + maxExcerpt);
+  const lead = start > 0 ? '…' : '';
+  const text = `${lead}${line.slice(start, end)}${end < line.length ? '…' : ''}`;
+  const at = col - start + lead.length;
+  return { text, col: at, carets: Math.max(1, Math.min(width, end - col)) };
+}
+
+/** Line starts per source text, so rendering many diagnostics does not split a large file each time. */
+const lineStarts = new WeakMap<SourceFile, number[]>();
+
+/** Line `n` (1-based) of `src` without its newline, or undefined past the end. */
+function sourceLine(src: SourceFile, n: number): string | undefined {
+  let starts = lineStarts.get(src);
+  if (!starts) {
+    starts = [src.text.startsWith('\ufeff') ? 1 : 0]; // columns count after a byte order mark (lexer.ts)
+    for (let i = src.text.indexOf('\n'); i >= 0; i = src.text.indexOf('\n', i + 1)) starts.push(i + 1);
+    lineStarts.set(src, starts);
+  }
+  const start = starts[n - 1];
+  if (start === undefined) return undefined;
+  const next = starts[n];
+  return src.text.slice(start, next === undefined ? src.text.length : next - 1);
 }
 
 export function renderDiagnostics(ds: readonly Diagnostic[], sources: readonly SourceFile[]): string {

@@ -89,6 +89,9 @@ class Lexer {
     private readonly sink: DiagnosticSink,
   ) {
     this.text = file.text;
+    // Editors on Windows start UTF-8 files with a byte order mark; it is not part of the program.
+    // Columns count from after it, as the editor shows them.
+    if (this.text.startsWith('\ufeff')) this.i = this.lineStarts[0] = 1;
     for (let k = 0; k < this.text.length; k++) if (this.text[k] === '\n') this.lineStarts.push(k + 1);
   }
 

@@ -20,29 +20,39 @@ interface FnContext {
 }
 
 export function parseModule(file: SourceFile, sink: DiagnosticSink): Module {
-  return inSourceOrder(sink, (s) => new Parser(file, s).module());
+  return inSourceOrder(sink, (lexed, parsed) => new Parser(file, lexed, parsed).module());
 }
 
 /** Parses one expression that must span the whole text; null when there were errors. */
 export function parseExpression(file: SourceFile, sink: DiagnosticSink): Expr | null {
-  return inSourceOrder(sink, (s) => new Parser(file, s).wholeExpression());
+  return inSourceOrder(sink, (lexed, parsed) => new Parser(file, lexed, parsed).wholeExpression());
 }
 
-/** Lexing runs ahead of parsing; the user reads the errors of both in source order. */
-function inSourceOrder<T>(sink: DiagnosticSink, parse: (s: DiagnosticSink) => T): T {
-  const local = new DiagnosticSink();
-  const result = parse(local);
+/**
+ * Lexing runs ahead of parsing; the user reads the errors of both in source order. Each
+ * stage's sink is in source order and keeps its first errors, so the first errors of the
+ * merge are among them.
+ */
+function inSourceOrder<T>(sink: DiagnosticSink, parse: (lexed: DiagnosticSink, parsed: DiagnosticSink) => T): T {
+  const lexed = new DiagnosticSink();
+  const parsed = new DiagnosticSink();
+  const result = parse(lexed, parsed);
   const at = (d: Diagnostic) => (d.span ? d.span.line * 1e6 + d.span.col : 0);
-  sink.list.push(...[...local.list].sort((a, b) => at(a) - at(b)));
+  const merged = new DiagnosticSink();
+  for (const d of [...lexed.list, ...parsed.list].filter((d) => d.span).sort((a, b) => at(a) - at(b))) merged.add(d);
+  // Only the `N more errors` summaries have no span.
+  merged.countDropped(lexed.errorCount + parsed.errorCount - merged.errorCount);
+  merged.forwardTo(sink);
   return result;
 }
 
 class Parser extends ExprParser {
   constructor(
     private readonly file: SourceFile,
-    sink: DiagnosticSink,
+    lexed: DiagnosticSink,
+    parsed: DiagnosticSink,
   ) {
-    super(lex(file, sink), sink);
+    super(lex(file, lexed), parsed);
   }
 
   module(): Module {
