@@ -44,8 +44,8 @@ describe('schedule', () => {
     expect(names.indexOf('head')).toBeLessThan(names.indexOf('body'));
     expect(s.dom.idom(exit)).toBe(head);
     expect(s.dom.idom(odd)).toBe(body);
-    expect(s.loopDepth.get(body)).toBe(1);
-    expect(s.loopDepth.get(exit)).toBe(0);
+    expect(s.loops.depth(body)).toBe(1);
+    expect(s.loops.depth(exit)).toBe(0);
   });
 
   it('hoists loop invariants, sinks values to their uses and keeps division where it is used', () => {

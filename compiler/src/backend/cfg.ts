@@ -1,6 +1,7 @@
 // The control-flow graph of one function: its basic blocks and how each ends.
 // A block's body is one jump; we classify it once here so the scheduler and the
 // LLVM emitter agree on what is an edge, a call, a return or an error.
+import { type Graph, graphFrom } from '../ir/cfg.ts';
 import { Continuation, type Def } from '../ir/defs.ts';
 import { Scope } from '../ir/scope.ts';
 import { FnType } from '../ir/types.ts';
@@ -24,14 +25,26 @@ export type Terminator =
   /** Compiler-known operations the backend implements directly (they return like calls). */
   | { kind: 'intrinsic'; intrinsic: 'atomic' | 'cmpxchg'; args: readonly Def[]; cont: CallCont };
 
+/** The blocks of one function and how each ends; dominators and loops of its `graph` come from ir/cfg.ts. */
 export class CFG {
-  /** Reachable blocks in reverse post-order; the function's own continuation first. */
-  readonly blocks: Continuation[] = [];
   readonly terminators = new Map<Continuation, Terminator>();
-  readonly succs = new Map<Continuation, Continuation[]>();
-  readonly preds = new Map<Continuation, Continuation[]>();
+  /** Edges of branches, matches, jumps and the blocks calls return to. */
+  readonly graph: Graph<Continuation>;
 
-  constructor(readonly entry: Continuation) {}
+  constructor(readonly entry: Continuation, program: Program) {
+    const scope = new Scope(entry);
+    const asBlock = (d: Def): Continuation | null => blockOf(entry, scope, program, d);
+    this.graph = graphFrom(entry, (b) => {
+      const term = classifyJump(entry, b.callee, b.args, asBlock);
+      this.terminators.set(b, term);
+      return successors(term);
+    });
+  }
+
+  /** Reachable blocks in reverse post-order; the function's own continuation first. */
+  get blocks(): readonly Continuation[] {
+    return this.graph.nodes;
+  }
 
   isBlock(d: Def): d is Continuation {
     return d instanceof Continuation && this.terminators.has(d);
@@ -40,44 +53,6 @@ export class CFG {
   terminator(b: Continuation): Terminator {
     return this.terminators.get(b)!;
   }
-}
-
-export function buildCFG(entry: Continuation, program: Program): CFG {
-  const cfg = new CFG(entry);
-  const scope = new Scope(entry);
-  const asBlock = (d: Def): Continuation | null => blockOf(entry, scope, program, d);
-
-  const post: Continuation[] = [];
-  // Iterative DFS: fully unrolled code can make block chains thousands deep.
-  const stack: { block: Continuation; next: number }[] = [];
-  const open = (b: Continuation): void => {
-    const term = classifyJump(entry, b.callee, b.args, asBlock);
-    cfg.terminators.set(b, term);
-    cfg.succs.set(b, successors(term));
-    cfg.preds.set(b, cfg.preds.get(b) ?? []);
-    stack.push({ block: b, next: 0 });
-  };
-  open(entry);
-  while (stack.length) {
-    const top = stack[stack.length - 1]!;
-    const succs = cfg.succs.get(top.block)!;
-    if (top.next < succs.length) {
-      // Last successor first, so that reverse post-order lists `then` before `else`.
-      const s = succs[succs.length - 1 - top.next++]!;
-      if (!cfg.terminators.has(s)) open(s);
-      continue;
-    }
-    stack.pop();
-    post.push(top.block);
-  }
-  cfg.blocks.push(...post.reverse());
-  for (const b of cfg.blocks) {
-    for (const s of cfg.succs.get(b)!) {
-      const ps = cfg.preds.get(s)!;
-      if (!ps.includes(b)) ps.push(b);
-    }
-  }
-  return cfg;
 }
 
 /** `d` as a basic block of `fn`, or null when jumping to it is not a local jump. */

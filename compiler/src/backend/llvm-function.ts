@@ -65,7 +65,7 @@ class FunctionEmitter implements InstrContext {
       });
     for (const b of cfg.blocks) this.labels.set(b, this.locals.fresh(b === this.fn ? 'entry' : b.name || 'bb'));
     for (const b of cfg.blocks) {
-      if (b === this.fn || cfg.preds.get(b)!.length === 1) continue;
+      if (b === this.fn || cfg.graph.preds(b).length === 1) continue;
       for (const p of b.params) {
         if (isErased(p.type)) continue;
         const phi = { name: `%${this.locals.fresh(p.name || 'phi')}`, type: llvmType(p.type), incoming: [] };

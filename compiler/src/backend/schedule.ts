@@ -11,15 +11,15 @@
 // and reads of a mem value precede the writes that consume the same mem.
 import { Continuation, type Def, Param, PrimOp } from '../ir/defs.ts';
 import { type IRType, PrimType, TupleType } from '../ir/types.ts';
-import { buildCFG, type CFG } from './cfg.ts';
-import { dominatorTree, type DomTree, loopDepths } from './dominators.ts';
+import { dominatorTree, type DomTree, LoopTree } from '../ir/cfg.ts';
+import { CFG } from './cfg.ts';
 import { describe, fail } from './errors.ts';
 import type { Program } from './program.ts';
 
 export interface Schedule {
   readonly cfg: CFG;
-  readonly dom: DomTree;
-  readonly loopDepth: ReadonlyMap<Continuation, number>;
+  readonly dom: DomTree<Continuation>;
+  readonly loops: LoopTree<Continuation>;
   /** The primops of each block, in an order that respects operands and memory. */
   readonly placed: ReadonlyMap<Continuation, readonly PrimOp[]>;
   readonly blockOf: ReadonlyMap<PrimOp, Continuation>;
@@ -30,10 +30,11 @@ const pinned = new Set(['load', 'store', 'alloc', 'enter']);
 const mayTrap = new Set(['div', 'rem']);
 
 export function scheduleFunction(entry: Continuation, program: Program): Schedule {
-  const cfg = buildCFG(entry, program);
-  const dom = dominatorTree(cfg);
-  const loopDepth = loopDepths(cfg, dom);
-  const fewerLoops = fewerLoopsAbove(cfg, dom, loopDepth);
+  const cfg = new CFG(entry, program);
+  const dom = dominatorTree(cfg.graph);
+  // Irreducible cycles have no natural loop: their blocks count as in fewer loops, which only makes the scheduler hoist less.
+  const loops = new LoopTree(cfg.graph, dom);
+  const fewerLoops = fewerLoopsAbove(cfg, dom, loops);
   const order = topologicalOrder(cfg);
 
   const blockOfParam = (p: Param): Continuation => {
@@ -93,7 +94,7 @@ export function scheduleFunction(entry: Continuation, program: Program): Schedul
   const placed = new Map<Continuation, PrimOp[]>(cfg.blocks.map((b) => [b, []]));
   for (const p of order) placed.get(blockOf.get(p)!)!.push(p);
   for (const [b, ps] of placed) placed.set(b, orderWithinBlock(ps));
-  return { cfg, dom, loopDepth, placed, blockOf };
+  return { cfg, dom, loops, placed, blockOf };
 }
 
 /**
@@ -103,20 +104,20 @@ export function scheduleFunction(entry: Continuation, program: Program): Schedul
  * would make a value defined early and used at the end of a long chain of blocks
  * cost the length of the chain.
  */
-function shallowest(late: Continuation, early: Continuation, dom: DomTree, fewerLoops: ReadonlyMap<Continuation, Continuation>): Continuation {
+function shallowest(late: Continuation, early: Continuation, dom: DomTree<Continuation>, fewerLoops: ReadonlyMap<Continuation, Continuation>): Continuation {
   let best = late;
   for (let b = fewerLoops.get(best); b && dom.depth(b) >= dom.depth(early); b = fewerLoops.get(best)) best = b;
   return best;
 }
 
 /** For each block, the nearest dominator in fewer loops (none for the blocks in the fewest). */
-function fewerLoopsAbove(cfg: CFG, dom: DomTree, loopDepth: ReadonlyMap<Continuation, number>): Map<Continuation, Continuation> {
+function fewerLoopsAbove(cfg: CFG, dom: DomTree<Continuation>, loops: LoopTree<Continuation>): Map<Continuation, Continuation> {
   const above = new Map<Continuation, Continuation>();
   // Reverse post-order: dominators first. The candidates skipped are in no fewer loops than the one they were skipped for.
   for (const b of cfg.blocks) {
-    const depth = loopDepth.get(b)!;
+    const depth = loops.depth(b);
     let c = dom.idom(b) ?? undefined;
-    while (c && loopDepth.get(c)! >= depth) c = above.get(c);
+    while (c && loops.depth(c) >= depth) c = above.get(c);
     if (c) above.set(b, c);
   }
   return above;

@@ -3,8 +3,8 @@
 // jump to its return parameter ends the iteration (EXIT). Every block ends in a
 // jump, a branch, a match or a call that returns to another block (or to EXIT),
 // and performs the effects on its memory chain in order.
+import { type Graph, graphFrom } from '../ir/cfg.ts';
 import { Continuation, type Def, Param, PrimOp } from '../ir/defs.ts';
-import { reversePostOrder } from '../ir/order.ts';
 import { Scope } from '../ir/scope.ts';
 import { FnType } from '../ir/types.ts';
 import { unsupported, VectorizeError } from './error.ts';
@@ -30,9 +30,8 @@ function isEffect(d: Def): d is PrimOp {
 export class BodyCfg {
   readonly scope: Scope;
   readonly exitParam: Param;
-  /** Blocks reachable from the entry, in reverse post-order. */
-  readonly blocks: Continuation[];
-  readonly preds = new Map<Continuation, Continuation[]>();
+  /** The blocks and their edges, EXIT left out (dominators and loops come from ir/cfg.ts). */
+  readonly graph: Graph<Continuation>;
   /** The block that defines each root: block params and effects. */
   readonly home = new Map<Def, Continuation>();
   private readonly terms = new Map<Continuation, Terminator>();
@@ -43,14 +42,18 @@ export class BodyCfg {
     const ret = entry.retParam;
     if (!ret || entry.params.length !== 3) throw new VectorizeError(`vectorize: the body must have the type fn(i32) -> ()`);
     this.exitParam = ret;
-    this.blocks = reversePostOrder(entry, (b) => this.visit(b));
+    // The first successor is visited first, so it comes last in the order.
+    this.graph = graphFrom(entry, (b) => this.visit(b), { firstSuccessorLast: true });
     for (const b of this.blocks) {
-      this.preds.set(b, []);
       for (const p of b.params) this.home.set(p, b);
       for (const e of this.chains.get(b)!) this.home.set(e, b);
     }
-    for (const b of this.blocks) for (const s of this.blockSuccs(b)) this.preds.get(s)!.push(b);
-    if (this.preds.get(entry)!.length) unsupported('a body that jumps back to its own start');
+    if (this.graph.preds(entry).length) unsupported('a body that jumps back to its own start');
+  }
+
+  /** Blocks reachable from the entry, in reverse post-order. */
+  get blocks(): readonly Continuation[] {
+    return this.graph.nodes;
   }
 
   term(b: Continuation): Terminator {
@@ -89,7 +92,7 @@ export class BodyCfg {
   private visit(b: Continuation): Continuation[] {
     this.terms.set(b, this.parse(b));
     this.chains.set(b, this.chain(b));
-    return this.blockSuccs(b).reverse();
+    return this.blockSuccs(b);
   }
 
   private parse(b: Continuation): Terminator {

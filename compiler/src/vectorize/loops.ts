@@ -4,56 +4,54 @@
 // irreducible, which lanes cannot share. The linear order is a topological order
 // of the graph without back edges in which every loop's blocks are contiguous,
 // header first, so that all lanes that reach a block arrive before it runs.
+import { dominatorTree, type DomTree, type Loop as NaturalLoop, LoopTree } from '../ir/cfg.ts';
 import { Continuation } from '../ir/defs.ts';
 import { reversePostOrder } from '../ir/order.ts';
 import { type BodyCfg, EXIT, type Target } from './cfg.ts';
 import { unsupported } from './error.ts';
 
-export interface Loop {
-  readonly header: Continuation;
-  readonly blocks: Set<Continuation>;
-  parent: Loop | null;
-}
+export type Loop = NaturalLoop<Continuation>;
 
 export type Item =
   | { readonly kind: 'block'; readonly block: Continuation }
   | { readonly kind: 'loop'; readonly loop: Loop; readonly items: readonly Item[] };
 
 export class LoopForest {
-  readonly loops: Loop[] = [];
+  /** Outermost first. */
+  readonly loops: readonly Loop[];
   /** The linear order of the whole body. */
   readonly order: readonly Item[];
-  private readonly innermost = new Map<Continuation, Loop>();
-  private readonly idom = new Map<Continuation, Continuation>();
+  private readonly dom: DomTree<Continuation>;
+  private readonly tree: LoopTree<Continuation>;
   private readonly rpoIndex = new Map<Continuation, number>();
 
   constructor(private readonly cfg: BodyCfg) {
     cfg.blocks.forEach((b, i) => this.rpoIndex.set(b, i));
-    this.dominators();
-    this.findLoops();
+    this.dom = dominatorTree(cfg.graph);
+    this.tree = new LoopTree(cfg.graph, this.dom);
+    if (!this.tree.reducible) unsupported('irreducible control flow');
+    this.loops = this.tree.loops;
     this.order = this.linearise(cfg.blocks, cfg.entry, null);
   }
 
   /** The innermost loop containing `b`. */
   loopOf(b: Continuation): Loop | null {
-    return this.innermost.get(b) ?? null;
+    return this.tree.loopOf(b);
   }
 
   /** The loop whose header `b` is. */
   headedBy(b: Continuation): Loop | null {
-    const l = this.innermost.get(b);
-    return l && l.header === b ? l : null;
+    return this.tree.headedBy(b);
   }
 
   /** `inner` is `outer` or nested in it. */
   static within(inner: Loop | null, outer: Loop): boolean {
-    for (let l = inner; l; l = l.parent) if (l === outer) return true;
-    return false;
+    return LoopTree.within(inner, outer);
   }
 
   /** Whether the edge `from -> to` returns to the header of a loop containing `from`. */
   isBackEdge(from: Continuation, to: Target): boolean {
-    return to !== EXIT && this.dominates(to, from);
+    return to !== EXIT && this.dom.dominates(to, from);
   }
 
   /** Targets of edges from `loop` to blocks outside it (EXIT left out), in linear order. */
@@ -64,60 +62,7 @@ export class LoopForest {
   }
 
   dominates(a: Continuation, b: Continuation): boolean {
-    for (let x: Continuation | undefined = b; x; x = x === this.cfg.entry ? undefined : this.idom.get(x)) {
-      if (x === a) return true;
-    }
-    return false;
-  }
-
-  /** Cooper, Harvey and Kennedy's iterative algorithm over the reverse post-order. */
-  private dominators(): void {
-    const { entry, blocks, preds } = this.cfg;
-    this.idom.set(entry, entry);
-    const intersect = (a: Continuation, b: Continuation): Continuation => {
-      while (a !== b) {
-        while (this.rpoIndex.get(a)! > this.rpoIndex.get(b)!) a = this.idom.get(a)!;
-        while (this.rpoIndex.get(b)! > this.rpoIndex.get(a)!) b = this.idom.get(b)!;
-      }
-      return a;
-    };
-    for (let changed = true; changed; ) {
-      changed = false;
-      for (const b of blocks) {
-        if (b === entry) continue;
-        let d: Continuation | undefined;
-        for (const p of preds.get(b)!) if (this.idom.has(p)) d = d ? intersect(p, d) : p;
-        if (d && this.idom.get(b) !== d) {
-          this.idom.set(b, d);
-          changed = true;
-        }
-      }
-    }
-  }
-
-  private findLoops(): void {
-    const byHeader = new Map<Continuation, Loop>();
-    for (const b of this.cfg.blocks) {
-      for (const s of this.cfg.blockSuccs(b)) {
-        if (this.rpoIndex.get(s)! > this.rpoIndex.get(b)!) continue;
-        if (!this.dominates(s, b)) unsupported('irreducible control flow');
-        let loop = byHeader.get(s);
-        if (!loop) byHeader.set(s, (loop = { header: s, blocks: new Set([s]), parent: null }));
-        const work = [b];
-        while (work.length) {
-          const x = work.pop()!;
-          if (loop.blocks.has(x)) continue;
-          loop.blocks.add(x);
-          work.push(...this.cfg.preds.get(x)!);
-        }
-      }
-    }
-    // Largest first, so the last loop that contains a block is its innermost one.
-    this.loops.push(...[...byHeader.values()].sort((a, b) => b.blocks.size - a.blocks.size));
-    for (const l of this.loops) {
-      l.parent = this.innermost.get(l.header) ?? null;
-      for (const b of l.blocks) this.innermost.set(b, l);
-    }
+    return this.dom.dominates(a, b);
   }
 
   /** Topological order of `nodes` (a loop's blocks or the whole body) with nested loops kept together. */
