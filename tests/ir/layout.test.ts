@@ -1,10 +1,11 @@
 // The data layout (compiler/src/ir/layout.ts) is one computation that the interpreter
 // and native code share; this property checks that they agree with what LLVM actually
 // lays out. Generated types (nested structs, tuples, arrays, SIMD vectors of every lane
-// type, enums with payloads of mixed sizes, pointers) go into one Impala program per
-// batch that prints, for each type, `sizeof`, `alignof`, the size and alignment that
-// addresses in memory show (elements of `(u8, [T * 2])`) and the byte offsets of the
-// fields, elements and lanes two levels down (differences of addresses cast to u64).
+// type, enums with payloads of mixed sizes, pointers to values and to indefinite arrays)
+// go into one Impala program per batch that prints, for each type, `sizeof`, `alignof`,
+// the size and alignment that addresses in memory show (elements of `(u8, [T * 2])`) and
+// the byte offsets of the fields, elements and lanes two levels down (differences of
+// addresses cast to u64).
 // The program runs interpreted right after emission, after partial evaluation, after the
 // transform pipeline, and natively; all four outputs must be the same.
 //   PROPERTY_SEED=n     base seed (default fixed)      LAYOUT_BATCHES=n   batches (default 3)
@@ -21,7 +22,7 @@ type Prim = (typeof PRIMS)[number];
 
 type Ty =
   | { k: 'prim'; p: Prim }
-  | { k: 'ptr'; mut: boolean; to: Ty }
+  | { k: 'ptr'; mut: boolean; array: boolean; to: Ty }
   | { k: 'tuple'; elems: Ty[] }
   | { k: 'array'; elem: Ty; n: number }
   | { k: 'simd'; p: Prim; n: number }
@@ -34,7 +35,7 @@ const { ty } = fc.letrec<{ ty: Ty }>((tie) => ({
     { maxDepth: 3, depthIdentifier: 'ty' },
     prim.map((p): Ty => ({ k: 'prim', p })),
     fc.record({ p: prim, n: fc.constantFrom(2, 3, 4, 5, 8, 16) }).map(({ p, n }): Ty => ({ k: 'simd', p, n })),
-    fc.record({ mut: fc.boolean(), to: tie('ty') }).map(({ mut, to }): Ty => ({ k: 'ptr', mut, to })),
+    fc.record({ mut: fc.boolean(), array: fc.boolean(), to: tie('ty') }).map(({ mut, array, to }): Ty => ({ k: 'ptr', mut, array, to })),
     fc.oneof(fc.constant<Ty[]>([]), fc.array(tie('ty'), { minLength: 2, maxLength: 4 })).map((elems): Ty => ({ k: 'tuple', elems })),
     fc.record({ elem: tie('ty'), n: fc.integer({ min: 1, max: 4 }) }).map(({ elem, n }): Ty => ({ k: 'array', elem, n })),
     fc.array(tie('ty'), { minLength: 1, maxLength: 4 }).map((fields): Ty => ({ k: 'struct', fields })),
@@ -62,7 +63,7 @@ class Spelling {
       case 'prim':
         return t.p;
       case 'ptr':
-        return `&${t.mut ? 'mut ' : ''}${this.of(t.to)}`;
+        return `&${t.mut ? 'mut ' : ''}${t.array ? `[${this.of(t.to)}]` : this.of(t.to)}`;
       case 'tuple':
         return `(${t.elems.map((e) => this.of(e)).join(', ')})`;
       case 'array':
