@@ -11,8 +11,8 @@
 // lanes' bits rounded up to bytes and is aligned (and padded) to that rounded up to a
 // power of two, so `simd[bool * 8]` is one byte and `simd[f32 * 3]` sixteen; an
 // indefinite array is sized 0 like LLVM's `[0 x T]` (it exists only behind pointers);
-// a variant is a u32 tag followed by a payload area for the largest alternative at that
-// alternative's alignment (a C struct of a tag and a union). A function value is a
+// a variant is a u32 tag followed by a payload area as large as the largest alternative
+// and as aligned as the most aligned one (a C struct of a tag and a union). A function value is a
 // pointer: after closure conversion only code pointers remain.
 import {
   DefiniteArrayType, FnType, IndefiniteArrayType, type IRType, PrimType, PtrType, PtrVectorType, StructType, TupleType,
@@ -21,7 +21,6 @@ import {
 
 /** What a target decides about layout. Everything else follows LLVM's default rules above. */
 export interface Target {
-  readonly name: string;
   /** Size and alignment of a pointer in bytes, in every address space not in `pointerIn`. */
   readonly pointer: number;
   /** Address spaces whose pointers have another size (NVPTX with short pointers: shared, const, local are 4). */
@@ -29,7 +28,7 @@ export interface Target {
 }
 
 /** x86-64 Linux, what clang-19 lays out for the CPU backend. */
-export const X86_64: Target = { name: 'x86_64', pointer: 8 };
+export const X86_64: Target = { pointer: 8 };
 
 export interface Layout {
   readonly size: number;
@@ -56,7 +55,7 @@ const TAG_BYTES = 4;
 export class DataLayout {
   private readonly cache = new WeakMap<IRType, Layout>();
 
-  constructor(readonly target: Target = X86_64) {}
+  constructor(readonly target: Target) {}
 
   /** Allocation size (a multiple of the alignment) and ABI alignment of `t`. */
   of(t: IRType): Layout {
