@@ -279,7 +279,7 @@ function extract(cx: InstrContext, p: PrimOp, agg: Def, idx: Def): string {
   if (agg instanceof PrimOp && effectsWithValue.has(agg.tag)) return cx.effectValue(agg);
   const t = agg.type;
   if (isVector(t)) return cx.instr('elem', `extractelement ${cx.typed(agg)}, ${cx.typed(idx)}`);
-  if (isLit(idx)) return cx.instr('elem', `extractvalue ${cx.typed(agg)}, ${idx.payload}`);
+  if (isLit(idx) && constantIndexFits(t, idx)) return cx.instr('elem', `extractvalue ${cx.typed(agg)}, ${idx.payload}`);
   if (t instanceof DefiniteArrayType) {
     const { at } = spill(cx, agg, idx);
     return cx.instr('elem', `load ${llvmType(p.type)}, ptr ${at}`);
@@ -290,13 +290,24 @@ function extract(cx: InstrContext, p: PrimOp, agg: Def, idx: Def): string {
 function insert(cx: InstrContext, p: PrimOp, agg: Def, idx: Def, val: Def): string {
   const t = agg.type;
   if (isVector(t)) return cx.instr('ins', `insertelement ${cx.typed(agg)}, ${cx.typed(val)}, ${cx.typed(idx)}`);
-  if (isLit(idx)) return cx.instr('ins', `insertvalue ${cx.typed(agg)}, ${cx.typed(val)}, ${idx.payload}`);
+  if (isLit(idx) && constantIndexFits(t, idx)) return cx.instr('ins', `insertvalue ${cx.typed(agg)}, ${cx.typed(val)}, ${idx.payload}`);
   if (t instanceof DefiniteArrayType) {
     const { base, at } = spill(cx, agg, idx);
     cx.line(`store ${cx.typed(val)}, ptr ${at}`);
     return cx.instr('ins', `load ${llvmType(t)}, ptr ${base}`);
   }
   return cx.fail(`'${describe(p)}' indexes a ${t} with a run-time index`);
+}
+
+/**
+ * Whether a literal index can be an extractvalue/insertvalue operand, which LLVM rejects out of
+ * range. An array index out of bounds (`[](4)`, or one the evaluator made constant) is left to
+ * memory like a run-time index; tuple and struct indices are in range by typing.
+ */
+function constantIndexFits(t: IRType, idx: PrimOp): boolean {
+  if (!(t instanceof DefiniteArrayType)) return true;
+  const i = idx.payload as bigint;
+  return i >= 0n && i < BigInt(t.dim);
 }
 
 /** A SIMD vector of numbers or of pointers. */
