@@ -35,7 +35,7 @@ describe('buildProgram', () => {
     const output = path.join(tmp(), 'main');
     const result = await buildProgram(sources, { kind: 'exe', output, optLevel: 0, targetCpu: 'x86-64' });
     expect(result).toEqual({ ok: true, output, diagnostics: [] });
-    expect(compileToLLVM).toHaveBeenCalledWith(sources, { optLevel: 0, targetCpu: 'x86-64', peTrace: undefined });
+    expect(compileToLLVM).toHaveBeenCalledWith(sources, { optLevel: 0, targetCpu: 'x86-64', peTrace: undefined, printIr: false });
     const ran = await run(output);
     expect(ran.stdout).toBe('hi\n');
     expect(ran.code).toBe(7);
@@ -48,7 +48,8 @@ describe('buildProgram', () => {
     const ir = path.join(tmp(), 'main.ir');
     expect((await buildProgram(sources, { kind: 'ir', output: ir })).ok).toBe(true);
     expect(await readFile(ir, 'utf8')).toBe('main: fn(mem, fn(mem, i32))\n');
-    expect(compileToLLVM).toHaveBeenCalledWith(sources, { optLevel: 2, targetCpu: 'native', peTrace: undefined });
+    expect(compileToLLVM).toHaveBeenCalledWith(sources, { optLevel: 2, targetCpu: 'native', peTrace: undefined, printIr: false });
+    expect(compileToLLVM).toHaveBeenCalledWith(sources, { optLevel: 2, targetCpu: 'native', peTrace: undefined, printIr: true });
   });
 
   it('returns user diagnostics rendered with the source line', async () => {

@@ -53,6 +53,7 @@ describe('impala (in process)', () => {
       optLevel: 1,
       targetCpu: 'native',
       peTrace: undefined,
+      printIr: false,
     });
   });
 
@@ -61,7 +62,7 @@ describe('impala (in process)', () => {
     const io = capture();
     expect(await main(['--emit-llvm', '-O3', '--target-cpu', 'znver3', '--pe-trace', source, '-o', out], io)).toBe(0);
     expect(await readFile(out, 'utf8')).toBe(ARGS_IR);
-    expect(compileToLLVM).toHaveBeenCalledWith(expect.anything(), { optLevel: 3, targetCpu: 'znver3', peTrace: true });
+    expect(compileToLLVM).toHaveBeenCalledWith(expect.anything(), { optLevel: 3, targetCpu: 'znver3', peTrace: true, printIr: false });
   });
 
   it('prints --emit-ir to stdout without -o', async () => {

@@ -2,13 +2,13 @@
 // can look at the world before and after it, its trace, the final LLVM IR, and
 // run exported functions in the IR interpreter (the oracle).
 import { emitLLVM } from '../../compiler/src/backend/llvm.ts';
+import { optimise, runPasses } from '../../compiler/src/driver/passes.ts';
 import { frontEnd } from '../../compiler/src/driver/pipeline.ts';
 import type { Continuation } from '../../compiler/src/ir/defs.ts';
 import type { World } from '../../compiler/src/ir/world.ts';
 import { interpret, type Value } from '../../compiler/src/interp/index.ts';
-import { partialEvaluate, type PeOptions } from '../../compiler/src/pe/index.ts';
+import type { PeOptions } from '../../compiler/src/pe/index.ts';
 import { DiagnosticSink } from '../../compiler/src/syntax/diagnostics.ts';
-import { optimise } from '../../compiler/src/transform/pipeline.ts';
 
 export interface Run {
   result: Value;
@@ -28,12 +28,13 @@ export class Program {
     for (const c of front.emitted.exports) this.exported.set(c.name, c);
   }
 
-  /** Runs the evaluator; returns whether it finished within its budget. */
-  evaluate(opts: Partial<PeOptions> = {}): boolean {
-    return partialEvaluate(this.world, { sink: this.sink, trace: (l) => this.trace.push(l), ...opts });
+  /** Runs the pass list's evaluator; returns whether it finished within its budget. */
+  evaluate(opts: Omit<Partial<PeOptions>, 'sink'> = {}): boolean {
+    const pe = { trace: (l: string) => this.trace.push(l), ...opts };
+    return runPasses(this.world, { sink: this.sink, pe }, { through: 'pe' });
   }
 
-  /** The passes after the evaluator, then the backend. */
+  /** The rest of the pass list, then the backend. */
   llvm(): string {
     optimise(this.world, { sink: this.sink });
     if (this.sink.hasErrors) throw new Error(`optimisation: ${this.messages()}`);

@@ -1,8 +1,8 @@
 // Runs a batch of generated cases through every stage of the compiler and checks
 // that they agree (ARCHITECTURE.md, "The interpreter is the oracle"):
 //   emitted   the World right after emission, interpreted;
-//   pe        after partialEvaluate, interpreted;
-//   optimised after the transform pipeline, interpreted;
+//   pe        after the pass list's partial evaluator (observed through its hook), interpreted;
+//   optimised after the whole pass list (driver/passes.ts), interpreted;
 //   native    the LLVM IR of that same World, built with the driver's toolchain, run.
 // A batch is one Impala module: each case is `fn cK_case(…) -> i32` plus an
 // exported `extern fn cK_entry(…)`. `main` calls every case with the first input
@@ -18,6 +18,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { emitLLVM } from '../../compiler/src/backend/llvm.ts';
+import { runPasses } from '../../compiler/src/driver/passes.ts';
 import { frontEnd, preludeSources } from '../../compiler/src/driver/pipeline.ts';
 import { buildRuntime } from '../../compiler/src/driver/runtime-build.ts';
 import { llvmToExecutable } from '../../compiler/src/driver/toolchain.ts';
@@ -25,9 +26,7 @@ import { InterpError, interpret, mainArguments } from '../../compiler/src/interp
 import type { Continuation } from '../../compiler/src/ir/defs.ts';
 import { verify } from '../../compiler/src/ir/verify.ts';
 import type { World } from '../../compiler/src/ir/world.ts';
-import { partialEvaluate } from '../../compiler/src/pe/index.ts';
 import { DiagnosticSink, renderDiagnostics } from '../../compiler/src/syntax/diagnostics.ts';
-import { optimise } from '../../compiler/src/transform/pipeline.ts';
 import { type Case, printCase } from './ast.ts';
 import { SHARED_ITEMS } from './generate.ts';
 
@@ -177,26 +176,34 @@ export function interpretStages(source: string, cases: readonly Case[], ids: rea
     return null;
   };
 
+  // The evaluator's result is checked through the pass list's hook; the passes after it count as 'optimise'.
+  let running: 'pe' | 'optimise' = 'pe';
+  let afterPe: InterpOutcome | null = null;
+  const atPe = (): InterpOutcome | null => {
+    const bad = checkIR('pe');
+    if (bad) return bad;
+    try {
+      return compare('pe', observe(world, cases, ids));
+    } catch (e) {
+      return crashed('pe interpretation', e);
+    }
+  };
+  let passed: boolean;
   try {
-    if (!partialEvaluate(world, { sink }) || sink.hasErrors) return fail('error:pe', renderDiagnostics(sink.list, sources));
+    passed = runPasses(world, {
+      sink,
+      observe: (pass) => {
+        if (pass !== 'pe') return true;
+        running = 'optimise';
+        afterPe = atPe();
+        return afterPe === null;
+      },
+    });
   } catch (e) {
-    return crashed('pe', e);
+    return crashed(running, e);
   }
-  const afterPe = checkIR('pe');
   if (afterPe) return afterPe;
-  try {
-    const d = compare('pe', observe(world, cases, ids));
-    if (d) return d;
-  } catch (e) {
-    return crashed('pe interpretation', e);
-  }
-
-  try {
-    optimise(world, { sink });
-  } catch (e) {
-    return crashed('optimise', e);
-  }
-  if (sink.hasErrors) return fail('error:optimise', renderDiagnostics(sink.list, sources));
+  if (!passed || sink.hasErrors) return fail(`error:${running}`, renderDiagnostics(sink.list, sources));
   const afterOpt = checkIR('optimised');
   if (afterOpt) return afterOpt;
   try {
@@ -245,15 +252,22 @@ export async function runNative(llvm: string, optLevel: 0 | 1 | 2 | 3 = 1): Prom
   return stdout + status;
 }
 
-/** The native stage of a batch: what the executable prints must be `expected`. */
+/** The optimisation levels the native stage builds at: the least and the most LLVM does with the IR. */
+export const NATIVE_OPT_LEVELS = [0, 3] as const;
+
+/** The native stage of a batch: what the executable prints at each of NATIVE_OPT_LEVELS must be `expected`. */
 export async function nativeStage(llvm: string, expected: string): Promise<Failure | null> {
-  let seen: string;
-  try {
-    seen = await runNative(llvm);
-  } catch (e) {
-    return { kind: 'crash:native build', detail: e instanceof Error ? e.message : String(e) };
+  for (const level of NATIVE_OPT_LEVELS) {
+    let seen: string;
+    try {
+      seen = await runNative(llvm, level);
+    } catch (e) {
+      return { kind: `crash:native -O${level} build`, detail: e instanceof Error ? e.message : String(e) };
+    }
+    const stage = `native -O${level}`;
+    if (seen !== expected) return { kind: `differs:native-O${level}`, detail: `${stage} disagrees with emitted\n${firstDifference(seen, expected, stage, 'emitted')}` };
   }
-  return seen === expected ? null : { kind: 'differs:native', detail: `native disagrees with emitted\n${firstDifference(seen, expected, 'native', 'emitted')}` };
+  return null;
 }
 
 /**
@@ -284,7 +298,7 @@ export async function mainAtEveryStage(source: string): Promise<Record<Stage, st
     }
   };
   const ok =
-    step('pe', () => void partialEvaluate(world, { sink })) && step('optimised', () => optimise(world, { sink }));
+    step('pe', () => void runPasses(world, { sink }, { through: 'pe' })) && step('optimised', () => void runPasses(world, { sink }, { after: 'pe' }));
   if (!ok) {
     out.optimised ||= '<stage failed: an earlier stage failed>';
     out.native = '<stage failed: an earlier stage failed>';

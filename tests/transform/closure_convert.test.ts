@@ -7,7 +7,7 @@ import { Closedness } from '../../compiler/src/ir/closedness.ts';
 import { isControlOperand } from '../../compiler/src/ir/jumps.ts';
 import { reachable } from '../../compiler/src/ir/reachable.ts';
 import { closureConvert } from '../../compiler/src/transform/closure_convert.ts';
-import { optimise } from '../../compiler/src/transform/pipeline.ts';
+import { optimise } from '../../compiler/src/driver/passes.ts';
 import {
   Builder, buildEscapingBreak, buildLocalFib, buildMakeAdder, buildMutualClosureRecursion, buildStoredClosures, buildWalk,
 } from './support/programs.ts';

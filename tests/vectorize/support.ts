@@ -1,4 +1,4 @@
-// Builds Impala programs with the vectoriser in the pipeline (partial evaluation,
+// Builds Impala programs through the compiler's pass list (partial evaluation,
 // lower2cff, the vectoriser, parallel lowering, closure conversion) into shared
 // libraries, and runs the same programs in the IR interpreter (which runs
 // `vectorize` one iteration at a time) for the reference results.
@@ -7,6 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import koffi from 'koffi';
 import { emitLLVM } from '../../compiler/src/backend/llvm.ts';
+import { runPasses } from '../../compiler/src/driver/passes.ts';
 import { frontEnd } from '../../compiler/src/driver/pipeline.ts';
 import { buildRuntime } from '../../compiler/src/driver/runtime-build.ts';
 import { llvmToSharedLibrary } from '../../compiler/src/driver/toolchain.ts';
@@ -16,13 +17,7 @@ import {
 } from '../../compiler/src/ir/index.ts';
 import { verify } from '../../compiler/src/ir/verify.ts';
 import type { World } from '../../compiler/src/ir/world.ts';
-import { partialEvaluate } from '../../compiler/src/pe/index.ts';
 import { DiagnosticSink } from '../../compiler/src/syntax/diagnostics.ts';
-import { cleanup } from '../../compiler/src/transform/cleanup.ts';
-import { closureConvert } from '../../compiler/src/transform/closure_convert.ts';
-import { lower2cff } from '../../compiler/src/transform/lower2cff.ts';
-import { lowerParallel } from '../../compiler/src/transform/lower_parallel.ts';
-import { vectorizeAll } from '../../compiler/src/vectorize/index.ts';
 
 /** A typed array for every `&[T]`/`&mut [T]` argument, a number for every scalar. */
 export type Arg = number | Int32Array | Float32Array | Float64Array | Uint8Array | Int8Array | Int16Array | Uint16Array;
@@ -35,21 +30,11 @@ function front(source: string): { world: World; exports: Continuation[] } {
   return { world: fe.world, exports: fe.emitted.exports };
 }
 
-/** The transformations up to code generation, with the vectoriser where it belongs: right after lower2cff. */
+/** The whole pass list up to code generation (the vectoriser runs right after lower2cff there). */
 export function vectorised(source: string): { world: World; exports: Continuation[]; errors: string[] } {
   const { world, exports } = front(source);
   const sink = new DiagnosticSink();
-  const passes = [
-    () => partialEvaluate(world, { sink }),
-    () => lower2cff(world, { sink }),
-    () => vectorizeAll(world, sink),
-    () => lowerParallel(world, sink),
-    () => closureConvert(world, sink),
-  ];
-  for (const pass of passes) {
-    if (!pass() || sink.hasErrors) break;
-    cleanup(world);
-  }
+  runPasses(world, { sink });
   return { world, exports, errors: sink.list.filter((d) => d.severity === 'error').map((d) => d.message) };
 }
 

@@ -7,8 +7,9 @@ import path from 'node:path';
 import type { Diagnostic, SourceFile } from '../syntax/diagnostics.ts';
 import { renderDiagnostics } from '../syntax/diagnostics.ts';
 import { compileToLLVM } from './pipeline.ts';
-import { buildRuntime, RuntimeBuildError } from './runtime-build.ts';
-import { LinkFailure, llvmToExecutable, llvmToSharedLibrary, MissingToolchainError, ToolFailure } from './toolchain.ts';
+import { buildRuntime, RuntimeBuildError, type RuntimeArtifact } from './runtime-build.ts';
+import type { StageTimer } from './timings.ts';
+import { LINKER_FAILED, LinkFailure, llvmToExecutable, llvmToSharedLibrary, MissingToolchainError, ToolFailure } from './toolchain.ts';
 
 export interface BuildOptions {
   optLevel?: 0 | 1 | 2 | 3;
@@ -17,6 +18,8 @@ export interface BuildOptions {
   /** The file to write; for 'llvm' and 'ir', '-' means standard output. */
   output: string;
   peTrace?: boolean;
+  /** Collects the time of each stage, clang's included (--time-passes). */
+  timer?: StageTimer;
 }
 
 export type BuildResult =
@@ -30,7 +33,7 @@ export async function buildProgram(sources: SourceFile[], opts: BuildOptions): P
 
   let result;
   try {
-    result = compileToLLVM(sources, { optLevel, targetCpu, peTrace: opts.peTrace });
+    result = compileToLLVM(sources, { optLevel, targetCpu, peTrace: opts.peTrace, printIr: opts.kind === 'ir', timer: opts.timer });
   } catch (e) {
     return fail([internalError(e)]);
   }
@@ -45,23 +48,28 @@ export async function buildProgram(sources: SourceFile[], opts: BuildOptions): P
         await writeOutput(opts.output, result.llvm);
         break;
       case 'ir':
-        await writeOutput(opts.output, result.irText);
+        await writeOutput(opts.output, result.irText ?? '');
         break;
       case 'exe': {
         if (!result.hasMain) {
           return fail([...warnings, error("cannot build an executable: the program has no 'main' function (use a shared library for a program without one)")]);
         }
-        await llvmToExecutable(result.llvm, opts.output, await buildRuntime(), { optLevel, targetCpu });
+        await llvmToExecutable(result.llvm, opts.output, await runtimeFor(opts.timer), { optLevel, targetCpu, timer: opts.timer });
         break;
       }
       case 'shared':
-        await llvmToSharedLibrary(result.llvm, opts.output, await buildRuntime(), { optLevel, targetCpu });
+        await llvmToSharedLibrary(result.llvm, opts.output, await runtimeFor(opts.timer), { optLevel, targetCpu, timer: opts.timer });
         break;
     }
   } catch (e) {
     return fail([...warnings, toolchainError(e, opts.output)]);
   }
   return { ok: true, output: opts.output, diagnostics: warnings };
+}
+
+/** The runtime object, timed as a stage of its own: with an empty cache it is compiled first. */
+export function runtimeFor(timer: StageTimer | undefined): Promise<RuntimeArtifact> {
+  return timer ? timer.timeAsync('runtime', () => buildRuntime()) : buildRuntime();
 }
 
 /** Checked up front so a bad -o is a plain error, not a linker failure that looks like a compiler bug. */
@@ -108,6 +116,6 @@ export function toolchainError(e: unknown, output: string): Diagnostic {
 function linkerMessages(stderr: string): string {
   return stderr
     .split('\n')
-    .filter((line) => line !== '' && !/^clang(-\d+)?: error: linker command failed/.test(line))
+    .filter((line) => line !== '' && !LINKER_FAILED.test(line))
     .join('\n');
 }

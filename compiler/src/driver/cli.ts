@@ -31,6 +31,7 @@ Examples:
   impala --emit-llvm x.impala -o x.ll   the LLVM IR handed to clang-19 (-o - for stdout)
   impala --emit-ir x.impala             the CPS graph after optimisation, to stdout
   impala --pe-trace x.impala            show what the partial evaluator specialised
+  impala --time-passes x.impala         print the time of each compiler stage to stderr
 
 All files form one program; the prelude (range, unroll, math, runtime API) is always
 included. Errors are printed as 'file:line col c1 - c2: error: message' and exit with 1.
@@ -47,6 +48,7 @@ interface CliOptions {
   optLevel: string;
   targetCpu?: string;
   peTrace?: boolean;
+  timePasses?: boolean;
 }
 
 function makeProgram(io: CliIO): Command {
@@ -62,6 +64,7 @@ function makeProgram(io: CliIO): Command {
     .addOption(new Option('-O, --opt-level <level>', 'optimisation level: -O0, -O1, -O2 or -O3').default('2', '-O2'))
     .option('--target-cpu <cpu>', 'LLVM CPU to generate code for, as in clang -march (default: native)')
     .option('--pe-trace', 'print each specialisation the partial evaluator makes to stderr')
+    .option('--time-passes', 'print a table of the time each stage took (parse, sema, emit, each pass, LLVM text, clang) to stderr')
     .addHelpText('after', EXAMPLES)
     .showHelpAfterError('(run impala --help for usage and examples)')
     .exitOverride()
@@ -105,7 +108,13 @@ async function runCommand(files: string[], opts: CliOptions, programArgs: readon
   // Loaded only now: usage errors, --help and unreadable files need none of the compiler.
   // Executables and libraries come from the artifact cache when nothing that decides their bytes changed.
   const { buildThroughCache: buildProgram } = await import('./cached-build.ts');
-  const build = (output: string) => buildProgram(sources, { kind, output, optLevel, targetCpu: opts.targetCpu, peTrace: opts.peTrace });
+  const { StageTimer, formatTimings } = await import('./timings.ts');
+  const build = async (output: string) => {
+    const timer = opts.timePasses ? new StageTimer() : undefined;
+    const result = await buildProgram(sources, { kind, output, optLevel, targetCpu: opts.targetCpu, peTrace: opts.peTrace, timer });
+    if (timer) io.err(formatTimings(timer.entries, `impala: time per stage (${output === '-' ? kind : output})`));
+    return result;
+  };
 
   if (opts.run) {
     const dir = opts.output ? undefined : await mkdtemp(path.join(os.tmpdir(), 'impala-run-'));

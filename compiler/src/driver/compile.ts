@@ -7,10 +7,10 @@ import path from 'node:path';
 import koffi from 'koffi';
 import type { Diagnostic, SourceFile } from '../syntax/diagnostics.ts';
 import { renderDiagnostics } from '../syntax/diagnostics.ts';
-import { internalError, toolchainError } from './build.ts';
+import { internalError, runtimeFor, toolchainError } from './build.ts';
 import { artifactKey, cacheRoot, makeScratchDir, publishFile, writeFileAtomic } from './cache.ts';
 import { compileToLLVM, type CType, type ExportedFn, type OptLevel } from './pipeline.ts';
-import { buildRuntime } from './runtime-build.ts';
+import { type StageTime, StageTimer } from './timings.ts';
 import { llvmToSharedLibrary } from './toolchain.ts';
 
 export interface CompileOptions {
@@ -19,6 +19,8 @@ export interface CompileOptions {
   targetCpu?: string;
   /** Print the partial evaluator's specialisations to stderr; always runs the pipeline (a cache hit has nothing to print). */
   peTrace?: boolean;
+  /** Time each stage into the library's `timings` (a cache hit times only its lookup, as the stage 'cached'). */
+  timePasses?: boolean;
 }
 
 export interface CompileRequest {
@@ -37,6 +39,8 @@ export interface CompiledLibrary {
   diagnostics: readonly Diagnostic[];
   /** True when the library came from the cache without compiling. */
   cached: boolean;
+  /** With `timePasses`: the time of each stage in order (format with formatTimings). */
+  timings?: readonly StageTime[];
   /** The exported function `name`, callable with its C signature; typed arrays pass to `ptr` without a copy. */
   fn(name: string): NativeFunction;
 }
@@ -63,9 +67,11 @@ export async function compile(request: CompileRequest): Promise<CompiledLibrary>
   const targetCpu = request.options?.targetCpu ?? 'native';
   const failWith = (diagnostics: Diagnostic[]) => new CompileFailure(diagnostics, renderDiagnostics(diagnostics, sources));
 
+  const timer = request.options?.timePasses ? new StageTimer() : undefined;
+  const lookupStart = performance.now();
   let runtime;
   try {
-    runtime = await buildRuntime();
+    runtime = await runtimeFor(timer);
   } catch (e) {
     throw failWith([toolchainError(e, cacheRoot())]);
   }
@@ -83,12 +89,15 @@ export async function compile(request: CompileRequest): Promise<CompiledLibrary>
 
   if (!request.options?.peTrace) {
     const meta = await readMeta(metaPath, libPath);
-    if (meta) return loadLibrary(libPath, meta, true);
+    if (meta) {
+      const timings = timer && [{ stage: 'cached', ms: performance.now() - lookupStart }];
+      return loadLibrary(libPath, meta, true, timings);
+    }
   }
 
   let result;
   try {
-    result = compileToLLVM(sources, { optLevel, targetCpu, peTrace: request.options?.peTrace });
+    result = compileToLLVM(sources, { optLevel, targetCpu, peTrace: request.options?.peTrace, timer });
   } catch (e) {
     throw failWith([internalError(e)]);
   }
@@ -98,12 +107,12 @@ export async function compile(request: CompileRequest): Promise<CompiledLibrary>
   try {
     scratch = await makeScratchDir(entry);
     const built = path.join(scratch, 'lib.so');
-    await llvmToSharedLibrary(result.llvm, built, runtime, { optLevel, targetCpu });
+    await llvmToSharedLibrary(result.llvm, built, runtime, { optLevel, targetCpu, timer });
     // The library first, its metadata last: metadata present means the entry is complete.
     await publishFile(built, libPath);
     const meta: CacheMeta = { exports: result.exports, diagnostics: result.diagnostics };
     await writeFileAtomic(metaPath, JSON.stringify(meta));
-    return loadLibrary(libPath, meta, false);
+    return loadLibrary(libPath, meta, false, timer?.entries);
   } catch (e) {
     throw failWith([...result.diagnostics, toolchainError(e, libPath)]);
   } finally {
@@ -137,7 +146,7 @@ const KOFFI_TYPES: Record<CType, string> = {
   ptr: 'void *',
 };
 
-function loadLibrary(libPath: string, meta: CacheMeta, cached: boolean): CompiledLibrary {
+function loadLibrary(libPath: string, meta: CacheMeta, cached: boolean, timings: readonly StageTime[] | undefined): CompiledLibrary {
   const lib = koffi.load(libPath);
   const functions = new Map<string, NativeFunction>();
   return {
@@ -145,6 +154,7 @@ function loadLibrary(libPath: string, meta: CacheMeta, cached: boolean): Compile
     exports: meta.exports,
     diagnostics: meta.diagnostics,
     cached,
+    timings,
     fn(name) {
       let f = functions.get(name);
       if (!f) {

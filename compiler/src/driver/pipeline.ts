@@ -1,5 +1,5 @@
 // The compilation pipeline from Impala sources to LLVM IR text:
-// syntax -> sema -> emit -> ir World -> transform -> backend.
+// syntax -> sema -> emit -> ir World -> the pass list (passes.ts) -> backend.
 // The driver (build, compile, CLI) only talks to the compiler through this module.
 import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -11,10 +11,10 @@ import { type EmitResult, emitProgram } from '../emit/index.ts';
 import { World } from '../ir/world.ts';
 import { FnType, PrimType, PtrType, type IRType } from '../ir/types.ts';
 import type { Continuation } from '../ir/defs.ts';
-import { optimise } from '../transform/pipeline.ts';
-import { partialEvaluate } from '../pe/index.ts';
 import { emitLLVM } from '../backend/llvm.ts';
 import { printWorld } from '../ir/printer.ts';
+import { runPasses } from './passes.ts';
+import { type StageTimer, timed } from './timings.ts';
 
 export type OptLevel = 0 | 1 | 2 | 3;
 
@@ -24,6 +24,10 @@ export interface FrontendOptions {
   targetCpu?: string;
   /** Print each specialisation the partial evaluator makes (callee, arguments, reason) to stderr. */
   peTrace?: boolean;
+  /** Also print the final CPS graph (`irText`), for --emit-ir. */
+  printIr?: boolean;
+  /** Collects the time of each stage (parse, sema, emit, each pass, LLVM text). */
+  timer?: StageTimer;
 }
 
 /** C-level types of exported functions, for the koffi loader. */
@@ -40,8 +44,8 @@ export type PipelineResult =
       ok: true;
       /** Textual LLVM 19 IR (opaque pointers). Defines `main` with the C signature when the program has one. */
       llvm: string;
-      /** The CPS graph IR after all transformations, as printed by --emit-ir. */
-      irText: string;
+      /** The CPS graph IR after all transformations, as printed by --emit-ir; only with `printIr`. */
+      irText?: string;
       exports: ExportedFn[];
       hasMain: boolean;
       diagnostics: Diagnostic[];
@@ -71,33 +75,30 @@ export interface FrontEndResult {
  * any transformation. Returns null when `sink` received errors. Tests interpret this
  * World to compare stages.
  */
-export function frontEnd(sources: readonly SourceFile[], sink: DiagnosticSink): FrontEndResult | null {
+export function frontEnd(sources: readonly SourceFile[], sink: DiagnosticSink, timer?: StageTimer): FrontEndResult | null {
   const prelude = preludeSources();
-  const modules = [...prelude, ...sources].map((s) => parseModule(s, sink));
+  const modules = timed(timer, 'parse', () => [...prelude, ...sources].map((s) => parseModule(s, sink)));
   if (sink.hasErrors) return null;
-  const program = checkProgram(modules, sink, { preludeModules: prelude.length });
+  const program = timed(timer, 'sema', () => checkProgram(modules, sink, { preludeModules: prelude.length }));
   if (sink.hasErrors) return null;
   const world = new World();
-  const emitted = emitProgram(program, world, sink);
+  const emitted = timed(timer, 'emit', () => emitProgram(program, world, sink));
   return sink.hasErrors ? null : { world, emitted };
 }
 
 export function compileToLLVM(sources: readonly SourceFile[], opts: FrontendOptions): PipelineResult {
   const sink = new DiagnosticSink();
   try {
-    const front = frontEnd(sources, sink);
+    const front = frontEnd(sources, sink, opts.timer);
     if (!front) return { ok: false, diagnostics: sink.list };
     const { world, emitted } = front;
-    // The evaluator consumes the run/hlt/known markers, so it precedes optimise's cleanup.
     const trace = opts.peTrace ? (line: string) => process.stderr.write(`${line}\n`) : undefined;
-    if (!partialEvaluate(world, { sink, trace })) return { ok: false, diagnostics: sink.list };
-    optimise(world, { sink });
-    if (sink.hasErrors) return { ok: false, diagnostics: sink.list };
-    const llvm = emitLLVM(world, { moduleName: sources[0]?.path ?? 'impala' });
+    if (!runPasses(world, { sink, pe: { trace }, timer: opts.timer })) return { ok: false, diagnostics: sink.list };
+    const llvm = timed(opts.timer, 'llvm-text', () => emitLLVM(world, { moduleName: sources[0]?.path ?? 'impala' }));
     return {
       ok: true,
       llvm,
-      irText: printWorld(world),
+      irText: opts.printIr ? printWorld(world) : undefined,
       exports: emitted.exports.map(exportedSignature),
       hasMain: emitted.main !== null,
       diagnostics: sink.list,

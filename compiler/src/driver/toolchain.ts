@@ -8,6 +8,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import type { OptLevel } from './pipeline.ts';
+import type { StageTimer } from './timings.ts';
 
 /** The Debian packages that provide everything the driver and the runtime build need. */
 export const TOOLCHAIN_PACKAGES = ['clang-19', 'llvm-19', 'lld-19', 'libtbb-dev'] as const;
@@ -133,6 +134,8 @@ export interface NativeOptions {
   /** An LLVM CPU name passed as `-march`; default 'native' (the machine that runs the build). */
   targetCpu?: string;
   toolchain?: Toolchain;
+  /** Collects clang's time as the stage 'clang'. */
+  timer?: StageTimer;
 }
 
 export function llvmToExecutable(ir: string, output: string, runtime: RuntimeLink, opts: NativeOptions = {}): Promise<void> {
@@ -150,20 +153,29 @@ export async function llvmToObject(ir: string, output: string, opts: NativeOptio
   await rm(dir, { recursive: true, force: true });
 }
 
+/** What clang says when the link step failed (after the IR compiled): the mark of a LinkFailure. */
+export const LINKER_FAILED = /^clang(-\d+)?: error: linker command failed/m;
+
 /**
- * Compiling and linking are separate clang runs so a failure is attributed correctly:
- * rejected IR is a compiler bug (ToolFailure), an unresolved symbol is the program's (LinkFailure).
+ * One clang run from the IR to the linked output (one driver start instead of a compile
+ * and a link run). Its stderr tells the failures apart: rejected IR is a compiler bug
+ * (ToolFailure), a failed link, e.g. an unresolved symbol, is the program's (LinkFailure).
+ * Either way the IR file is kept for inspection.
  */
 async function compileAndLink(ir: string, output: string, opts: NativeOptions, runtime: RuntimeLink, linkMode: string[]): Promise<void> {
   const toolchain = opts.toolchain ?? findToolchain();
   const dir = await mkdtemp(path.join(os.tmpdir(), 'anydsl-'));
-  const object = path.join(dir, 'module.o');
-  const input = await compileIR(ir, dir, object, opts);
-  const args = [...linkMode, object, ...runtime.objects, `--ld-path=${toolchain.lld}`, ...runtime.linkFlags, '-o', path.resolve(output)];
+  const input = path.join(dir, 'module.ll');
+  await writeFile(input, ir);
+  const args = [
+    ...codegenFlags(opts), ...linkMode, input, ...runtime.objects,
+    `--ld-path=${toolchain.lld}`, ...runtime.linkFlags, '-o', path.resolve(output),
+  ];
   try {
-    await runTool(toolchain.clang, args);
+    await clang(toolchain, args, opts);
   } catch (e) {
-    throw e instanceof ToolFailure ? new LinkFailure(e, input) : e;
+    if (!(e instanceof ToolFailure)) throw e;
+    throw LINKER_FAILED.test(e.stderr) ? new LinkFailure(e, input) : new ToolFailure(e.tool, e.args, e.stderr, e.exitCode, input);
   }
   await rm(dir, { recursive: true, force: true });
 }
@@ -173,11 +185,20 @@ async function compileIR(ir: string, dir: string, object: string, opts: NativeOp
   const toolchain = opts.toolchain ?? findToolchain();
   const input = path.join(dir, 'module.ll');
   await writeFile(input, ir);
-  const args = [`-O${opts.optLevel ?? 2}`, `-march=${opts.targetCpu ?? 'native'}`, '-fPIC', '-c', input, '-o', object];
   try {
-    await runTool(toolchain.clang, args);
+    await clang(toolchain, [...codegenFlags(opts), '-c', input, '-o', object], opts);
   } catch (e) {
     throw e instanceof ToolFailure ? new ToolFailure(e.tool, e.args, e.stderr, e.exitCode, input) : e;
   }
   return input;
+}
+
+/** `-w`: clang's warnings on generated IR tell a user nothing, and would mix into a linker failure's report. */
+function codegenFlags(opts: NativeOptions): string[] {
+  return [`-O${opts.optLevel ?? 2}`, `-march=${opts.targetCpu ?? 'native'}`, '-fPIC', '-w'];
+}
+
+function clang(toolchain: Toolchain, args: readonly string[], opts: NativeOptions): Promise<unknown> {
+  const run = () => runTool(toolchain.clang, args);
+  return opts.timer ? opts.timer.timeAsync('clang', run) : run();
 }
