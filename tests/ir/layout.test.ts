@@ -71,18 +71,17 @@ class Spelling {
       case 'simd':
         return `simd[${t.p} * ${t.n}]`;
       case 'struct': {
-        const name = `S${this.items.length}`;
-        this.items.push('');
+        // The item's place is taken before its fields declare theirs, so names stay unique.
+        const index = this.items.push('') - 1;
         const fields = t.fields.map((f, i) => `f${i}: ${this.of(f)}`);
-        this.items[Number(name.slice(1))] = `struct ${name} { ${fields.join(', ')} }`;
-        return name;
+        this.items[index] = `struct S${index} { ${fields.join(', ')} }`;
+        return `S${index}`;
       }
       case 'enum': {
-        const name = `E${this.items.length}`;
-        this.items.push('');
+        const index = this.items.push('') - 1;
         const variants = t.variants.map((v, i) => (v.length ? `V${i}(${v.map((p) => this.of(p)).join(', ')})` : `V${i}`));
-        this.items[Number(name.slice(1))] = `enum ${name} { ${variants.join(', ')} }`;
-        return name;
+        this.items[index] = `enum E${index} { ${variants.join(', ')} }`;
+        return `E${index}`;
       }
     }
   }
