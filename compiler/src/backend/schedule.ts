@@ -12,6 +12,7 @@
 import { Continuation, type Def, Param, PrimOp } from '../ir/defs.ts';
 import { type IRType, PrimType, TupleType } from '../ir/types.ts';
 import { dominatorTree, type DomTree, LoopTree } from '../ir/cfg.ts';
+import { postOrder } from '../ir/order.ts';
 import { CFG } from './cfg.ts';
 import { describe, fail } from './errors.ts';
 import type { Program } from './program.ts';
@@ -159,30 +160,6 @@ function orderWithinBlock(ps: readonly PrimOp[]): PrimOp[] {
     return d;
   };
   return postOrder([...ps].sort((a, b) => a.gid - b.gid), deps, new Set());
-}
-
-/** Iterative post-order over `next` from `roots` (graphs from unrolled code get deep). */
-function postOrder(roots: readonly PrimOp[], next: (p: PrimOp) => readonly PrimOp[], seen: Set<PrimOp>): PrimOp[] {
-  const out: PrimOp[] = [];
-  for (const r of roots) {
-    if (seen.has(r)) continue;
-    seen.add(r);
-    const stack: { p: PrimOp; deps: readonly PrimOp[]; i: number }[] = [{ p: r, deps: next(r), i: 0 }];
-    while (stack.length) {
-      const top = stack[stack.length - 1]!;
-      if (top.i < top.deps.length) {
-        const d = top.deps[top.i++]!;
-        if (!seen.has(d)) {
-          seen.add(d);
-          stack.push({ p: d, deps: next(d), i: 0 });
-        }
-        continue;
-      }
-      stack.pop();
-      out.push(top.p);
-    }
-  }
-  return out;
 }
 
 const constantCache = new WeakMap<PrimOp, boolean>();

@@ -18,6 +18,7 @@
 // evaluator just bypassed, still reading the return param they forwarded to) are
 // answered from the sets, over what they reach.
 import { Continuation, type Def, Param, PrimOp } from './defs.ts';
+import { foldUp } from './order.ts';
 import { freeDefs } from './scope.ts';
 
 export class Closedness {
@@ -220,27 +221,13 @@ function union(parts: readonly (readonly Continuation[])[]): readonly Continuati
   return [...new Set(nonEmpty.flat())];
 }
 
-/** Post-order over the primop DAG below `root` without JS recursion (chains of unrolled code are long). */
+/** `compute` of `root` after that of every primop below it, memoised (`foldUp` over the primop DAG). */
 function memoised<T>(memo: Map<PrimOp, T>, root: PrimOp, compute: (p: PrimOp) => T): T {
-  const stack: PrimOp[] = [root];
-  while (stack.length) {
-    const p = stack[stack.length - 1]!;
-    if (memo.has(p)) {
-      stack.pop();
-      continue;
-    }
-    let pending = false;
-    for (const o of p.ops) {
-      if (o instanceof PrimOp && !memo.has(o)) {
-        stack.push(o);
-        pending = true;
-      }
-    }
-    if (pending) continue;
-    memo.set(p, compute(p));
-    stack.pop();
-  }
-  return memo.get(root)!;
+  return foldUp(root, memo, primopOperands, compute);
+}
+
+function primopOperands(p: PrimOp): PrimOp[] {
+  return p.ops.filter((o): o is PrimOp => o instanceof PrimOp);
 }
 
 /**

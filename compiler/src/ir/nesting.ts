@@ -7,6 +7,8 @@
 // capture exactly the activations a closure needs and to memoise a primop once per
 // activation of what it depends on.
 import { Continuation, type Def, Param, PrimOp } from './defs.ts';
+import { foldUp } from './order.ts';
+import { reachableFrom } from './reachable.ts';
 
 type Conts = ReadonlySet<Continuation>;
 
@@ -105,44 +107,14 @@ export class Nesting {
     return { params: union(params), conts: union(conts) };
   }
 
-  /** Post-order over the primop DAG without JS recursion (mem chains of unrolled code are long). */
+  /** Bottom-up over the primop DAG (`foldUp`: mem chains of unrolled code are long). */
   private directOf(root: PrimOp): Direct {
-    const stack: PrimOp[] = [root];
-    while (stack.length) {
-      const p = stack[stack.length - 1]!;
-      if (this.direct.has(p)) {
-        stack.pop();
-        continue;
-      }
-      const pending = p.ops.filter((o): o is PrimOp => o instanceof PrimOp && !this.direct.has(o));
-      if (pending.length) {
-        stack.push(...pending);
-        continue;
-      }
-      this.direct.set(p, this.directOfOps(p.ops));
-      stack.pop();
-    }
-    return this.direct.get(root)!;
+    const operands = (p: PrimOp): PrimOp[] => p.ops.filter((o): o is PrimOp => o instanceof PrimOp);
+    return foldUp(root, this.direct, operands, (p) => this.directOfOps(p.ops));
   }
 }
 
 /** Continuations with a body reachable from `roots` through bodies and primops: the ones `Nesting` analyses. */
 export function bodiesReachable(roots: Iterable<Continuation>): Continuation[] {
-  const seen = new Set<Def>(roots);
-  const conts: Continuation[] = [];
-  const stack: Def[] = [...seen];
-  while (stack.length) {
-    const d = stack.pop()!;
-    if (d instanceof Continuation) {
-      if (!d.hasBody) continue;
-      conts.push(d);
-    }
-    for (const o of d.ops) {
-      if (!seen.has(o)) {
-        seen.add(o);
-        stack.push(o);
-      }
-    }
-  }
-  return conts;
+  return reachableFrom(roots).continuations.filter((c) => c.hasBody);
 }

@@ -39,6 +39,7 @@
 // not be specialised) would need a non-local jump; that is a user-facing error.
 import { Continuation, type Def, Param, PrimOp } from '../ir/defs.ts';
 import { bodyRefs } from '../ir/closedness.ts';
+import { foldUp } from '../ir/order.ts';
 import { Scope } from '../ir/scope.ts';
 import {
   DefiniteArrayType, FnType, IndefiniteArrayType, type IRType, PtrType, StructType, TupleType, VariantType,
@@ -646,45 +647,26 @@ function closuresCreatedBy(c: Continuation, kinds: Map<Continuation, Kind>, self
  */
 class LocalRewriter {
   private readonly memo = new Map<Def, Def>();
-  private readonly tainted = new Map<Def, boolean>();
+  private readonly tainted = new Map<PrimOp, boolean>();
 
   constructor(private readonly cloner: ConvertCloner, private readonly envs: Map<Continuation, Def>) {}
 
   rewrite(root: Def): Def {
     if (!this.envs.size) return this.cloner.rewrite(root);
-    const stack: Def[] = [root];
-    while (stack.length) {
-      const d = stack[stack.length - 1]!;
-      if (this.memo.has(d)) {
-        stack.pop();
-        continue;
-      }
-      if (d instanceof Continuation && this.envs.has(d)) {
-        stack.pop();
-        this.memo.set(d, this.cloner.record(d, this.envs));
-        continue;
-      }
-      if (!(d instanceof PrimOp) || !this.isTainted(d)) {
-        stack.pop();
-        this.memo.set(d, this.cloner.rewrite(d));
-        continue;
-      }
-      const missing = d.ops.filter((o) => !this.memo.has(o));
-      if (missing.length) {
-        stack.push(...missing);
-        continue;
-      }
-      stack.pop();
-      this.memo.set(d, this.cloner.rebuildOp(d, d.ops.map((o) => this.memo.get(o)!)));
-    }
-    return this.memo.get(root)!;
+    // Only tainted primops are rebuilt here from their rewritten operands; everything else is a leaf.
+    const operands = (d: Def): readonly Def[] => (d instanceof PrimOp && this.isTainted(d) ? d.ops : []);
+    return foldUp(root, this.memo, operands, (d) => {
+      if (d instanceof Continuation && this.envs.has(d)) return this.cloner.record(d, this.envs);
+      if (!(d instanceof PrimOp) || !this.isTainted(d)) return this.cloner.rewrite(d);
+      return this.cloner.rebuildOp(d, d.ops.map((o) => this.memo.get(o)!));
+    });
   }
 
+  /** Whether `p` contains, through primops, a closure this body creates. */
   private isTainted(p: PrimOp): boolean {
-    const known = this.tainted.get(p);
-    if (known !== undefined) return known;
-    const t = p.ops.some((o) => (o instanceof Continuation ? this.envs.has(o) : o instanceof PrimOp && this.isTainted(o)));
-    this.tainted.set(p, t);
-    return t;
+    const operands = (d: PrimOp): PrimOp[] => d.ops.filter((o): o is PrimOp => o instanceof PrimOp);
+    return foldUp(p, this.tainted, operands, (d) =>
+      d.ops.some((o) => (o instanceof Continuation ? this.envs.has(o) : o instanceof PrimOp && this.tainted.get(o)!)),
+    );
   }
 }

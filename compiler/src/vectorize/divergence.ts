@@ -11,6 +11,7 @@
 // edges into it are reachable from two different successors of the branch.
 // Calling something varying that is uniform costs speed, never correctness.
 import { Continuation, type Def, Param, PrimOp } from '../ir/defs.ts';
+import { foldUp } from '../ir/order.ts';
 import { type BodyCfg, EXIT } from './cfg.ts';
 import { isLaneQuery, mathIntrinsic } from './lanes.ts';
 import { type Loop, LoopForest } from './loops.ts';
@@ -45,32 +46,19 @@ export class Divergence {
   varyingAt(d: Def, at: Continuation): boolean {
     let memo = this.memo.get(at);
     if (!memo) this.memo.set(at, (memo = new Map()));
-    const stack: Def[] = [d];
-    while (stack.length) {
-      const x = stack[stack.length - 1]!;
-      if (memo.has(x)) {
-        stack.pop();
-        continue;
-      }
-      if (x instanceof Param) {
-        memo.set(x, this.params.has(x) || this.leavesDivergentLoop(x, at));
-      } else if (x instanceof PrimOp && this.cfg.home.has(x)) {
+    const m = memo;
+    // Effects are leaves: where they happen decides, not their operands.
+    const operands = (x: Def): readonly Def[] => (x instanceof PrimOp && !this.cfg.home.has(x) ? x.ops : []);
+    return foldUp(d, m, operands, (x) => {
+      if (x instanceof Param) return this.params.has(x) || this.leavesDivergentLoop(x, at);
+      if (x instanceof PrimOp && this.cfg.home.has(x)) {
         // An effect: a load is varying when its address is, where the load happens.
         const home = this.cfg.home.get(x)!;
-        memo.set(x, (x.tag !== 'load' || this.varyingAt(x.op(1), home)) || this.leavesDivergentLoop(x, at));
-      } else if (x instanceof PrimOp) {
-        const pending = x.ops.filter((o) => !memo.has(o));
-        if (pending.length) {
-          stack.push(...pending);
-          continue;
-        }
-        memo.set(x, x.ops.some((o) => memo.get(o)));
-      } else {
-        memo.set(x, false);
+        return (x.tag !== 'load' || this.varyingAt(x.op(1), home)) || this.leavesDivergentLoop(x, at);
       }
-      stack.pop();
-    }
-    return memo.get(d)!;
+      if (x instanceof PrimOp) return x.ops.some((o) => m.get(o));
+      return false;
+    });
   }
 
   /** `root` is defined in a divergent loop that `at` is outside of: lanes left it at different iterations. */

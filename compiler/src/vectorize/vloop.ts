@@ -13,9 +13,10 @@
 // local variables whose address is taken live in the vector loop's frame, with
 // room for every lane. Width 1 is a plain loop around a copy of the body.
 import { Continuation, type Def, Param, PrimOp, isLit } from '../ir/defs.ts';
-import { Scope } from '../ir/scope.ts';
+import { postOrder } from '../ir/order.ts';
+import { freeDefs, Scope } from '../ir/scope.ts';
 import type { PtrType } from '../ir/types.ts';
-import { type World, isStatic } from '../ir/world.ts';
+import type { World } from '../ir/world.ts';
 import { Cloner } from '../transform/mangle.ts';
 import { WideIndex } from './addressing.ts';
 import { Builder } from './builder.ts';
@@ -41,7 +42,7 @@ export function vectorizeCall(world: World, call: Continuation): void {
   if (!(body instanceof Continuation) || !body.hasBody) unsupported('a body that is not a known function');
   inlineCalls(world, body);
   const cfg = new BodyCfg(body);
-  const { env, slots } = freeDefs(cfg);
+  const { env, slots } = bodyEnvironment(cfg);
   const i32 = world.prim('i32');
   const names = ['mem', 'lower', 'upper', ...env.map((d) => (d instanceof Param ? d.name : '')), 'return'];
   const vloop = world.continuation(world.fnType([world.mem, i32, i32, ...env.map((d) => d.type), world.fnType([world.mem])]), 'vectorized', names);
@@ -162,26 +163,17 @@ function iteration(info: BodyInfo, start: Continuation, seeds: ReadonlyMap<Def, 
  * constant (params of the enclosing function and primops over them), and the
  * stack slots of its local variables.
  */
-function freeDefs(cfg: BodyCfg): { env: Def[]; slots: PrimOp[] } {
-  const free = new Set<Def>();
-  const slots: PrimOp[] = [];
-  const seen = new Set<Def>();
-  const work: Def[] = cfg.blocks.flatMap((b) => b.ops);
-  while (work.length) {
-    const d = work.pop()!;
-    if (seen.has(d)) continue;
-    seen.add(d);
-    if (cfg.scope.contains(d)) {
-      if (d instanceof PrimOp && d.tag === 'slot') slots.push(d);
-      else if (d instanceof PrimOp) work.push(...d.ops);
-    } else if (d instanceof Continuation) {
-      if (!closed(d)) unsupported(`a body that uses the local function ${d.name || d.label} of the code around it`);
-    } else if (d instanceof Param || !isStatic(d)) {
-      free.add(d);
-    }
+function bodyEnvironment(cfg: BodyCfg): { env: Def[]; slots: PrimOp[] } {
+  const roots = cfg.blocks.flatMap((b) => b.ops);
+  const inside = (d: Def): boolean => cfg.scope.contains(d);
+  const used = freeDefs(roots, inside);
+  for (const c of used.continuations) {
+    if (!closed(c)) unsupported(`a body that uses the local function ${c.name || c.label} of the code around it`);
   }
+  const primopsInside = postOrder(roots, (d) => (d instanceof PrimOp && inside(d) ? d.ops : []));
+  const slots = primopsInside.filter((d): d is PrimOp => d instanceof PrimOp && d.tag === 'slot' && inside(d));
   const byGid = (a: Def, b: Def): number => a.gid - b.gid;
-  return { env: [...free].sort(byGid), slots: slots.sort(byGid) };
+  return { env: [...used.defs].sort(byGid), slots: slots.sort(byGid) };
 }
 
 /** Functions, imports and intrinsics: continuations any code may call. */
