@@ -32,8 +32,10 @@ export class CFG {
   readonly graph: Graph<Continuation>;
 
   constructor(readonly entry: Continuation, program: Program) {
-    const scope = new Scope(entry);
-    const asBlock = (d: Def): Continuation | null => blockOf(entry, scope, program, d);
+    // A closed block outside the entry's scope (a loop that never exits does not use the
+    // function's return param) brings the blocks nested in it along.
+    const scopes = [new Scope(entry)];
+    const asBlock = (d: Def): Continuation | null => blockOf(entry, scopes, program, d);
     this.graph = graphFrom(entry, (b) => {
       const term = classifyJump(entry, b.callee, b.args, asBlock);
       this.terminators.set(b, term);
@@ -56,11 +58,13 @@ export class CFG {
 }
 
 /** `d` as a basic block of `fn`, or null when jumping to it is not a local jump. */
-function blockOf(fn: Continuation, scope: Scope, program: Program, d: Def): Continuation | null {
+function blockOf(fn: Continuation, scopes: Scope[], program: Program, d: Def): Continuation | null {
   if (!(d instanceof Continuation) || d === fn) return null;
   if (d.isIntrinsic || d.isImported || program.isFunction(d)) return null;
   if (!d.hasBody) fail(fn, `jumps to '${describe(d)}', which has no body and is neither imported nor an intrinsic`);
-  if (!scope.contains(d) && !program.isClosed(d)) {
+  if (scopes.some((s) => s.contains(d))) return d;
+  if (program.isClosed(d)) scopes.push(new Scope(d));
+  else {
     if (d.retParam) {
       fail(fn, `calls '${describe(d)}', which uses parameters outside its scope (${describeParams(program.freeParams(d))}): a closure that transform/ did not convert`);
     }

@@ -144,6 +144,12 @@ export class ModuleContext {
         return p.ops.length === 0 ? 'zeroinitializer' : `{ ${elems()} }`;
       case 'definite_array':
         return p.ops.length === 0 ? 'zeroinitializer' : (byteString(p) ?? `[${elems()}]`);
+      case 'repeat_array': {
+        const elem = this.constant(p.op(0), fn);
+        if (zeroConstants.has(elem)) return 'zeroinitializer';
+        const typed = `${llvmType(p.op(0).type)} ${elem}`;
+        return `[${Array.from({ length: (p.type as DefiniteArrayType).dim }, () => typed).join(', ')}]`;
+      }
       case 'vector':
         return `<${elems()}>`;
       case 'variant':
@@ -162,6 +168,9 @@ export class ModuleContext {
     return `${out.join('\n')}\n`;
   }
 }
+
+/** Spellings of all-zero constants (llvm-consts.ts), which make a repeated array `zeroinitializer`. */
+const zeroConstants: ReadonlySet<string> = new Set(['0', 'false', 'null', 'zeroinitializer', '0x0000000000000000', '0xH0000']);
 
 /** An array of byte literals as `c"…"`, so strings stay readable in the IR. */
 function byteString(p: PrimOp): string | null {

@@ -53,7 +53,7 @@ export function emitPrimOp(cx: InstrContext, p: PrimOp): void {
       return cx.bind(p, reinterpret(cx, a!, p.type));
     case 'select':
       return cx.bind(p, cx.instr('select', `select ${cx.typed(a!)}, ${cx.typed(b!)}, ${cx.typed(c!)}`));
-    case 'tuple': case 'struct_agg': case 'definite_array': case 'vector':
+    case 'tuple': case 'struct_agg': case 'definite_array': case 'repeat_array': case 'vector':
       return cx.bind(p, aggregate(cx, p));
     case 'extract':
       return cx.bind(p, extract(cx, p, a!, b!));
@@ -259,11 +259,14 @@ function isPointer(t: IRType): boolean {
 function aggregate(cx: InstrContext, p: PrimOp): string {
   const ty = llvmType(p.type);
   const dynamic = (o: Def): boolean => !isErased(o.type) && !isConstant(o);
-  const skeleton = p.ops.map((o) => `${llvmType(o.type)} ${dynamic(o) ? 'undef' : cx.value(o)}`).join(', ');
-  const open = p.tag === 'vector' ? '<' : p.tag === 'definite_array' ? '[' : '{ ';
-  const close = p.tag === 'vector' ? '>' : p.tag === 'definite_array' ? ']' : ' }';
-  let cur = p.ops.every(dynamic) ? 'undef' : `${open}${skeleton}${close}`;
-  p.ops.forEach((o, i) => {
+  // A repeat_array reaches here only with a dynamic element (a constant one is a constant).
+  const ops = p.tag === 'repeat_array' ? Array.from({ length: (p.type as DefiniteArrayType).dim }, () => p.op(0)) : p.ops;
+  const isArray = p.tag === 'definite_array' || p.tag === 'repeat_array';
+  const skeleton = ops.map((o) => `${llvmType(o.type)} ${dynamic(o) ? 'undef' : cx.value(o)}`).join(', ');
+  const open = p.tag === 'vector' ? '<' : isArray ? '[' : '{ ';
+  const close = p.tag === 'vector' ? '>' : isArray ? ']' : ' }';
+  let cur = ops.every(dynamic) ? 'undef' : `${open}${skeleton}${close}`;
+  ops.forEach((o, i) => {
     if (!dynamic(o)) return;
     cur = p.tag === 'vector'
       ? cx.instr('vec', `insertelement ${ty} ${cur}, ${cx.typed(o)}, i32 ${i}`)

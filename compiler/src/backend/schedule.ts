@@ -177,7 +177,7 @@ export function isConstant(d: Def): boolean {
     case 'lit': case 'bottom': case 'sizeof': case 'alignof': case 'global': case 'known':
       r = true;
       break;
-    case 'tuple': case 'struct_agg': case 'definite_array': case 'vector': case 'run': case 'hlt':
+    case 'tuple': case 'struct_agg': case 'definite_array': case 'repeat_array': case 'vector': case 'run': case 'hlt':
       r = d.ops.every(isConstant);
       break;
     case 'variant':

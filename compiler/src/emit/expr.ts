@@ -2,7 +2,8 @@
 // control flow nor places (literals, paths, aggregates, PE annotations).
 // Every expression is emitted into the current block of `fx`; once a block is
 // ended by a diverging jump, the rest of the code is unreachable and is dropped.
-import { type Def, PrimOp, PtrType, StructType, VariantType } from '../ir/index.ts';
+import { type Def, litValue, PrimOp, PtrType, StructType, VariantType } from '../ir/index.ts';
+import { cpuLayout } from '../ir/layout.ts';
 import type { Expr, ExprOf } from '../syntax/ast.ts';
 import type { Span } from '../syntax/diagnostics.ts';
 import { prune, type Type } from '../sema/types.ts';
@@ -75,10 +76,8 @@ function exprOf(fx: FnEmitter, e: Expr): Def {
       const elem = fx.ir(arrayElem(fx, e.type!));
       return w.definiteArray(elem, e.elems.map((x) => expr(fx, x)));
     }
-    case 'repeat': {
-      const v = expr(fx, e.value);
-      return w.definiteArray(fx.ir(arrayElem(fx, e.type!)), Array.from({ length: e.count }, () => v));
-    }
+    case 'repeat':
+      return repeatArray(fx, e);
     case 'heaparray': {
       const n = expr(fx, e.size);
       const t = fx.ir(e.type!) as PtrType;
@@ -123,6 +122,30 @@ function exprOf(fx: FnEmitter, e: Expr): Def {
       fx.em.sink.error(e.span, 'inline assembly is not supported');
       return w.unitValue();
   }
+}
+
+/** Objects larger than this get an error (LLVM and the C runtime index them with 32-bit offsets in places). */
+const maxObjectBytes = 2 ** 31 - 1;
+/** Repeats of a value other than zero are spelled out element by element in LLVM IR, so they are bounded more tightly. */
+const maxSpelledElements = 2 ** 22;
+
+/** `[v, .. n]`: one node however long (ir/world.ts `repeatArray`), unless it is too large to exist. */
+function repeatArray(fx: FnEmitter, e: ExprOf<'repeat'>): Def {
+  const v = expr(fx, e.value);
+  if (!fx.reachable) return dead(fx, e);
+  const type = fx.ir(e.type!);
+  const bytes = cpuLayout.size(type);
+  const described = `array of ${e.count} elements of type '${v.type}'`;
+  if (bytes > maxObjectBytes) {
+    fx.em.sink.error(e.span, `${described} is too large (${bytes} bytes; at most ${maxObjectBytes} are allowed)`);
+    return dead(fx, e);
+  }
+  const zero = litValue(v);
+  if (e.count > maxSpelledElements && !(zero === 0n || zero === false || Object.is(zero, 0))) {
+    fx.em.sink.error(e.span, `${described} is too large to repeat a value other than zero (at most ${maxSpelledElements} elements)`);
+    return dead(fx, e);
+  }
+  return fx.world.repeatArray(v, e.count);
 }
 
 function arrayElem(fx: FnEmitter, t: Type): Type {

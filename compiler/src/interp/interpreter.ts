@@ -15,7 +15,7 @@ import { cpuLayout } from '../ir/layout.ts';
 import { Nesting } from '../ir/nesting.ts';
 import type { World } from '../ir/world.ts';
 import {
-  type FnType, IndefiniteArrayType, type IRType, PrimType, PtrType, type TupleType, type TypeTable,
+  type DefiniteArrayType, type FnType, IndefiniteArrayType, type IRType, PrimType, PtrType, type TupleType, type TypeTable,
 } from '../ir/types.ts';
 import { Addresses } from './addresses.ts';
 import { findExtern } from './externs.ts';
@@ -308,6 +308,8 @@ class Machine implements IntrinsicContext {
       case 'definite_array':
       case 'vector':
         return x;
+      case 'repeat_array':
+        return Array.from({ length: (p.type as DefiniteArrayType).dim }, () => x[0]!);
       case 'extract': {
         const [agg, i] = element(x[0]!, x[1]!);
         return agg[i]!;

@@ -75,6 +75,11 @@ export type PrimOpTag =
   | 'tuple'
   | 'struct_agg'
   | 'definite_array'
+  /**
+   * ops [value]: a definite array (the type says how long) whose every element is the
+   * value; `[v, .. n]` of any size costs one node.
+   */
+  | 'repeat_array'
   /** A SIMD vector built from scalars. */
   | 'vector'
   /** ops: [aggregate, index]; index is a literal for tuples/structs, any i32/i64 for arrays and vectors. */

@@ -275,6 +275,11 @@ export class World {
   definiteArray(elemType: IRType, elems: readonly Def[]): Def {
     return this.make('definite_array', this.types.definiteArray(elemType, elems.length), elems);
   }
+  /** `count` copies of `value`: short arrays as their elements (folding sees them), long ones as one node. */
+  repeatArray(value: Def, count: number): Def {
+    if (count <= maxSpelledRepeat) return this.definiteArray(value.type, Array.from({ length: count }, () => value));
+    return this.make('repeat_array', this.types.definiteArray(value.type, count), [value]);
+  }
   /** A SIMD value from scalar lanes. */
   vector(elems: readonly Def[]): Def {
     const e = elems[0]!.type as PrimType;
@@ -284,6 +289,8 @@ export class World {
   extract(agg: Def, index: Def | number): Def {
     const idx = typeof index === 'number' ? this.litI32(index) : index;
     const i = litValue(idx);
+    // Every element is the same (an index out of bounds has no defined result).
+    if (agg instanceof PrimOp && agg.tag === 'repeat_array') return agg.op(0);
     if (i !== undefined && agg instanceof PrimOp) {
       const n = Number(i);
       if (agg.tag === 'tuple' || agg.tag === 'struct_agg' || agg.tag === 'definite_array' || agg.tag === 'vector') {
@@ -404,6 +411,8 @@ export class World {
         return this.structAgg(p.type as StructType, ops);
       case 'definite_array':
         return this.definiteArray((p.type as DefiniteArrayType).elem, ops);
+      case 'repeat_array':
+        return this.repeatArray(a!, (p.type as DefiniteArrayType).dim);
       case 'vector':
         return this.vector(ops);
       case 'extract':
@@ -585,6 +594,9 @@ export function elementType(t: IRType, index: number | undefined): IRType {
   if (t instanceof VariantType) return t.variants[index ?? 0]!;
   throw new Error(`internal: no element type for ${t}`);
 }
+
+/** Longest `[v, .. n]` built as a definite_array of its elements rather than a repeat_array. */
+const maxSpelledRepeat = 64;
 
 /** True when `d` depends on no param and no effect: a compile-time constant. Iterative: unrolled code builds deep chains. */
 export function isStatic(root: Def): boolean {
