@@ -3,6 +3,7 @@
 // starting with `note:` are warnings about garbage that cleanup should have removed.
 import { Continuation, type Def, isLit, PrimOp } from './defs.ts';
 import { defRef } from './printer.ts';
+import { reachableFrom } from './reachable.ts';
 import {
   DefiniteArrayType, FnType, FrameType, IndefiniteArrayType, type IRType, MemType, PrimType, PtrType, PtrVectorType,
   StructType, TupleType, VariantType,
@@ -137,16 +138,7 @@ class Verifier {
   private checkReachability(): void {
     const roots = [...this.world.continuations].filter((c) => c.external && c.hasBody);
     if (!roots.length) return;
-    const reached = new Set<Def>(roots);
-    const stack: Def[] = [...roots];
-    while (stack.length) {
-      for (const o of stack.pop()!.ops) {
-        if (!reached.has(o)) {
-          reached.add(o);
-          stack.push(o);
-        }
-      }
-    }
+    const reached = new Set<Def>(reachableFrom(roots).continuations);
     for (const c of this.world.continuations) {
       if (!c.hasBody || reached.has(c) || c.numUses === 0) continue;
       const users = [...c.uses.values()].map((u) => u.user.label).sort();
