@@ -1,9 +1,11 @@
 // A generator of well-typed Impala programs, typed by construction: every
-// expression is generated for a type, from the variables in scope, and every
-// operation that is undefined in C or LLVM is guarded (division by zero or of
-// INT_MIN by -1, shifts by the width or more, f64 to int casts out of range,
-// array indices out of bounds), so the interpreter, the partial evaluator and the
-// native code must agree on every program. The output of a program depends on
+// expression is generated for a type, from the variables in scope. Arithmetic that
+// LLVM leaves undefined but Impala defines (docs/language.md, "Defined semantics of
+// arithmetic") is generated at its edges: shifts by any amount (negative, the width
+// or more), MIN / -1 and MIN % -1, float to integer casts of NaN, infinities and
+// out-of-range values. What stops a program is guarded (division by zero: divisors
+// are odd; array indices out of bounds: masked), so the interpreter, the partial
+// evaluator and the native code at -O0 and -O3 must agree on every program. The output of a program depends on
 // nothing but its text and its inputs: loops have small constant trip counts
 // (bounded by masks where the bound is dynamic), recursion has a bounded depth,
 // and floats are printed only after NaN is mapped to 0 (the sign of a NaN is not
@@ -251,6 +253,8 @@ class Gen {
     return this.choose<Expr>([
       [8, () => op(t, '(', sub(), ` ${this.pick(['+', '-', '*', '&', '|', '^', '+', '-', '*'])} `, sub(), ')')],
       [2, () => op(t, '(', sub(), ` ${this.pick(['<<', '>>'])} (`, sub(), ` & ${small(t, BITS[t] - 1)}))`)],
+      // Any amount: the `| 0` keeps a literal amount out of range from being a compile-time error.
+      [1.5, () => op(t, '(', sub(), ` ${this.pick(['<<', '>>'])} (`, sub(), ` | ${small(t, 0)}))`)],
       [2, () => {
         const o = this.pick(['/', '%']);
         if (!signed) return op(t, '(', sub(), ` ${o} (`, sub(), ` | ${one}))`);
@@ -259,6 +263,8 @@ class Gen {
           ? op(t, '(', sub(), ` ${o} ((`, sub(), ` & ${small(t, t === 'i8' ? 127 : 255)}) | ${one}))`)
           : op(t, '((', sub(), ` >> ${one}) ${o} (`, sub(), ` | ${one}))`);
       }],
+      // Any dividend over any odd divisor, so MIN / -1 and MIN % -1 (which wrap) come up.
+      [signed ? 1.5 : 0, () => op(t, '(', sub(), ` ${this.pick(['/', '%'])} (`, sub(), ` | ${one}))`)],
       [1, () => (signed && this.chance(0.5) ? op(t, '(-', sub(), ')') : op(t, '(!', sub(), ')'))],
       [2, () => this.intCast(t, env, d, ctx)],
       [1, () => op(t, '(if ', this.expr('bool', env, d - 1, ctx), ' { ', sub(), ' } else { ', sub(), ' })')],
@@ -279,12 +285,12 @@ class Gen {
     return op('i64', 'pp_fold((', this.expr('i32', env, d - 1, ctx), ' & 7), ', this.expr('i64', env, d - 1, ctx), ', ', lambda, ')');
   }
 
-  /** From any other type; floats through `pp_f2i`, which keeps the conversion in range. */
+  /** From any other type; floats directly (saturating, NaN to 0) or through `pp_f2i`, which keeps the conversion in range. */
   private intCast(t: IntType, env: readonly Var[], d: number, ctx: Ctx): Expr {
     let from = this.scalar(env);
     while (from === t) from = this.scalar(env);
     const e = this.expr(from, env, d - 1, ctx);
-    if (isInt(from) || from === 'bool') return op(t, '(', e, ` as ${t})`);
+    if (isInt(from) || from === 'bool' || this.chance(0.5)) return op(t, '(', e, ` as ${t})`);
     const converted = from === 'f64' ? op('i32', 'pp_f2i(', e, ')') : op('i32', 'pp_f2i((', e, ' as f64))');
     return t === 'i32' ? converted : op(t, '(', converted, ` as ${t})`);
   }
@@ -311,6 +317,11 @@ class Gen {
       [0.5, () => op(t, '(', sub(), ' % ', sub(), ')')],
       [1, () => op(t, '(-', sub(), ')')],
       [2, () => op(t, '(', this.expr(this.pick(INT_TYPES), env, d - 1, ctx), ` as ${t})`)],
+      // The values where float to integer conversions saturate.
+      [0.7, () => {
+        const f = t === 'f32' ? 'f' : '';
+        return op(t, this.pick([`(0.0${f} / 0.0${f})`, `(1.0${f} / 0.0${f})`, `(-1.0${f} / 0.0${f})`, `3.0e9${f}`, `(-3.0e9${f})`, `1.0e20${f}`, `(-1.0e20${f})`, `255.9${f}`, `(-128.5${f})`]));
+      }],
       [0.5, () => op(t, '(', this.expr(t === 'f32' ? 'f64' : 'f32', env, d - 1, ctx), ` as ${t})`)],
       [1, () => op(t, '(if ', this.expr('bool', env, d - 1, ctx), ' { ', sub(), ' } else { ', sub(), ' })')],
       [ctx.helper ? 0 : 1, () => this.helperCall(t, env, d, ctx)],
