@@ -22,9 +22,13 @@ export async function checkOutputPath(file: string, extensions: readonly string[
     throw fail(`${ext ? `'${ext}' is not` : 'a name without an extension is not'} an output format; the extension picks it: ${extensions.join(', ')}`);
   }
   const existing = await lstat(file).catch(() => undefined);
-  // A dangling link has no target to replace: it is reported with its directory below.
-  const target = existing?.isSymbolicLink() ? await realpath(file).catch(() => file) : file;
-  const entry = target === file ? existing : await stat(target).catch(() => undefined);
+  let target = file;
+  if (existing?.isSymbolicLink()) {
+    target = await realpath(file).catch(() => {
+      throw fail('it is a symbolic link to nothing');
+    });
+  }
+  const entry = target === file ? existing : await stat(target);
   if (entry?.isDirectory()) throw fail('it is a directory');
   if (entry && !entry.isFile()) throw fail('it is not a regular file');
   const dir = path.dirname(target);

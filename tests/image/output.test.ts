@@ -53,6 +53,7 @@ beforeAll(async () => {
   await sharp(frames.data, { raw: { width: 16, height: 24, channels: 3, pageHeight: 8 } }).webp({ lossless: true }).toFile(file('anim.webp'));
   writeFileSync(file('a-file'), 'not a directory\n');
   mkdirSync(file('a-dir.png'));
+  symlinkSync('nowhere.png', file('dangling.png'));
 });
 
 afterAll(() => {
@@ -75,6 +76,7 @@ describe('the output path is checked before any work', () => {
     ['missing/out.png', () => `no such directory '${file('missing')}'`],
     ['a-dir.png', () => 'it is a directory'],
     ['a-file/out.png', () => `'${file('a-file')}' is not a directory`],
+    ['dangling.png', () => 'it is a symbolic link to nothing'],
     ['out.bmp', () => "'.bmp' is not an output format; the extension picks it: .png, .jpg, .jpeg, .webp, .tif, .tiff"],
     ['out', () => 'a name without an extension is not an output format; the extension picks it: .png, .jpg, .jpeg, .webp, .tif, .tiff'],
   ])('-o %s: one line, exit 1', async (name, why) => {
