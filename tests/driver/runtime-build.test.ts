@@ -2,7 +2,7 @@ import { readdir, realpath, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repoRoot } from '../../compiler/src/driver/cache.ts';
-import { buildRuntime, RUNTIME_LINK_FLAGS } from '../../compiler/src/driver/runtime-build.ts';
+import { buildRuntime, RUNTIME_LINK_FLAGS, startRuntimeBuild } from '../../compiler/src/driver/runtime-build.ts';
 import { findToolchain } from '../../compiler/src/driver/toolchain.ts';
 import { run, usePrivateCache, useTempDir } from './helpers.ts';
 
@@ -10,6 +10,21 @@ const cache = usePrivateCache();
 const tmp = useTempDir();
 
 describe('buildRuntime', () => {
+  it('starts the build and returns while clang still runs, with the key of the object it will publish', async () => {
+    const previous = process.env.ANYDSL_CACHE;
+    process.env.ANYDSL_CACHE = path.join(tmp(), 'empty-cache');
+    try {
+      const build = await startRuntimeBuild();
+      // Compiling threads.cpp alone takes clang far longer than getting here: only the scratch directory exists.
+      expect((await readdir(path.join(tmp(), 'empty-cache', 'runtime'))).every((e) => e.startsWith('.tmp-'))).toBe(true);
+      const artifact = await build.ready;
+      expect(artifact.key).toBe(build.key);
+      expect((await stat(artifact.objects[0]!)).size).toBeGreaterThan(0);
+    } finally {
+      process.env.ANYDSL_CACHE = previous;
+    }
+  });
+
   it('builds one object into the cache and reuses it without recompiling', async () => {
     const first = await buildRuntime();
     expect(first.objects).toHaveLength(1);

@@ -7,7 +7,7 @@ import path from 'node:path';
 import type { Diagnostic, SourceFile } from '../syntax/diagnostics.ts';
 import { renderDiagnostics } from '../syntax/diagnostics.ts';
 import { compileToLLVM } from './pipeline.ts';
-import { buildRuntime, RuntimeBuildError, type RuntimeArtifact } from './runtime-build.ts';
+import { type RuntimeArtifact, type RuntimeBuild, RuntimeBuildError, startRuntimeBuild } from './runtime-build.ts';
 import type { StageTimer } from './timings.ts';
 import { LINKER_FAILED, LinkFailure, llvmToExecutable, llvmToSharedLibrary, MissingToolchainError, ToolFailure } from './toolchain.ts';
 
@@ -31,6 +31,7 @@ export async function buildProgram(sources: SourceFile[], opts: BuildOptions): P
   const targetCpu = opts.targetCpu ?? 'native';
   const fail = (diagnostics: Diagnostic[]): BuildResult => ({ ok: false, diagnostics, rendered: renderDiagnostics(diagnostics, sources) });
 
+  const runtime = opts.kind === 'exe' || opts.kind === 'shared' ? await startRuntime() : undefined;
   let result;
   try {
     result = compileToLLVM(sources, { optLevel, targetCpu, peTrace: opts.peTrace, printIr: opts.kind === 'ir', timer: opts.timer });
@@ -54,11 +55,11 @@ export async function buildProgram(sources: SourceFile[], opts: BuildOptions): P
         if (!result.hasMain) {
           return fail([...warnings, error("cannot build an executable: the program has no 'main' function (use a shared library for a program without one)")]);
         }
-        await llvmToExecutable(result.llvm, opts.output, await runtimeFor(opts.timer), { optLevel, targetCpu, timer: opts.timer });
+        await llvmToExecutable(result.llvm, opts.output, await runtimeReady(runtime!, opts.timer), { optLevel, targetCpu, timer: opts.timer });
         break;
       }
       case 'shared':
-        await llvmToSharedLibrary(result.llvm, opts.output, await runtimeFor(opts.timer), { optLevel, targetCpu, timer: opts.timer });
+        await llvmToSharedLibrary(result.llvm, opts.output, await runtimeReady(runtime!, opts.timer), { optLevel, targetCpu, timer: opts.timer });
         break;
     }
   } catch (e) {
@@ -67,9 +68,24 @@ export async function buildProgram(sources: SourceFile[], opts: BuildOptions): P
   return { ok: true, output: opts.output, diagnostics: warnings };
 }
 
-/** The runtime object, timed as a stage of its own: with an empty cache it is compiled first. */
-export function runtimeFor(timer: StageTimer | undefined): Promise<RuntimeArtifact> {
-  return timer ? timer.timeAsync('runtime', () => buildRuntime()) : buildRuntime();
+/**
+ * Starts the runtime build before the pipeline, so with an empty cache clang compiles the
+ * runtime while the compiler works; a failure to start (no toolchain) is reported where
+ * the runtime is awaited, after the program's own errors.
+ */
+async function startRuntime(): Promise<RuntimeBuild> {
+  try {
+    return await startRuntimeBuild();
+  } catch (e) {
+    const ready = Promise.reject(e);
+    ready.catch(() => {});
+    return { key: '', ready };
+  }
+}
+
+/** Waits for the runtime object, timed as the stage 'runtime': what of its build the pipeline did not hide. */
+export function runtimeReady(build: RuntimeBuild, timer: StageTimer | undefined): Promise<RuntimeArtifact> {
+  return timer ? timer.timeAsync('runtime', () => build.ready) : build.ready;
 }
 
 /** Checked up front so a bad -o is a plain error, not a linker failure that looks like a compiler bug. */

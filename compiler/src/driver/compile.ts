@@ -7,9 +7,10 @@ import path from 'node:path';
 import koffi from 'koffi';
 import type { Diagnostic, SourceFile } from '../syntax/diagnostics.ts';
 import { renderDiagnostics } from '../syntax/diagnostics.ts';
-import { internalError, runtimeFor, toolchainError } from './build.ts';
+import { internalError, runtimeReady, toolchainError } from './build.ts';
 import { artifactKey, cacheRoot, makeScratchDir, publishFile, writeFileAtomic } from './cache.ts';
 import { compileToLLVM, type CType, type ExportedFn, type OptLevel } from './pipeline.ts';
+import { startRuntimeBuild } from './runtime-build.ts';
 import { type StageTime, StageTimer } from './timings.ts';
 import { llvmToSharedLibrary } from './toolchain.ts';
 
@@ -69,9 +70,10 @@ export async function compile(request: CompileRequest): Promise<CompiledLibrary>
 
   const timer = request.options?.timePasses ? new StageTimer() : undefined;
   const lookupStart = performance.now();
+  // Started before the pipeline: with an empty cache the runtime compiles while the compiler works.
   let runtime;
   try {
-    runtime = await runtimeFor(timer);
+    runtime = await startRuntimeBuild();
   } catch (e) {
     throw failWith([toolchainError(e, cacheRoot())]);
   }
@@ -107,7 +109,7 @@ export async function compile(request: CompileRequest): Promise<CompiledLibrary>
   try {
     scratch = await makeScratchDir(entry);
     const built = path.join(scratch, 'lib.so');
-    await llvmToSharedLibrary(result.llvm, built, runtime, { optLevel, targetCpu, timer });
+    await llvmToSharedLibrary(result.llvm, built, await runtimeReady(runtime, timer), { optLevel, targetCpu, timer });
     // The library first, its metadata last: metadata present means the entry is complete.
     await publishFile(built, libPath);
     const meta: CacheMeta = { exports: result.exports, diagnostics: result.diagnostics };

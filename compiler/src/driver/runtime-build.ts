@@ -2,6 +2,8 @@
 // and shared library links statically. The object sits in the artifact cache under the
 // hash of the runtime sources and flags, so it is compiled once per change, and it is
 // published by an atomic rename so parallel builds (vitest workers) never see half a file.
+// With an empty cache its compile (threads.cpp on TBB takes seconds) runs while the
+// compiler works on the program: startRuntimeBuild returns once clang has started.
 import { readdir, readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { cacheRoot, hashValue, makeScratchDir, publishFile, repoRoot } from './cache.ts';
@@ -32,19 +34,37 @@ export class RuntimeBuildError extends Error {
 
 const inProcess = new Map<string, Promise<RuntimeArtifact>>();
 
+export interface RuntimeBuild {
+  /** The key of the runtime object, known before it is built. */
+  key: string;
+  /** The object, once built (at once when it is in the cache). */
+  ready: Promise<RuntimeArtifact>;
+}
+
 /** Returns the cached runtime object, building it first if the sources changed. */
 export async function buildRuntime(toolchain: Toolchain = findToolchain()): Promise<RuntimeArtifact> {
+  return (await startRuntimeBuild(toolchain)).ready;
+}
+
+/**
+ * Starts building the runtime object unless it is cached; resolves once its compilers run,
+ * so synchronous work after the await (the compiler's pipeline) overlaps them.
+ */
+export async function startRuntimeBuild(toolchain: Toolchain = findToolchain()): Promise<RuntimeBuild> {
   const sources = await readRuntimeSources();
   const key = hashValue({ sources, C_FLAGS, CXX_FLAGS, clang: toolchain.clang });
   const object = path.join(cacheRoot(), 'runtime', `anydsl_runtime-${key.slice(0, 32)}.o`);
   let pending = inProcess.get(object);
   if (!pending) {
-    pending = ensureObject(object, sources, toolchain).then(() => ({ key, objects: [object], linkFlags: [...RUNTIME_LINK_FLAGS] }));
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => (started = resolve));
+    pending = ensureObject(object, sources, toolchain, started).then(() => ({ key, objects: [object], linkFlags: [...RUNTIME_LINK_FLAGS] }));
     // A failed build is not remembered, so fixing the environment and retrying works.
     pending.catch(() => inProcess.delete(object));
     inProcess.set(object, pending);
+    await Promise.race([running, pending.then(() => {}, () => {})]);
   }
-  return pending;
+  return { key, ready: pending };
 }
 
 interface RuntimeSource {
@@ -57,19 +77,19 @@ async function readRuntimeSources(): Promise<RuntimeSource[]> {
   return Promise.all(names.map(async (name) => ({ name, text: await readFile(path.join(runtimeSourceDir, name), 'utf8') })));
 }
 
-async function ensureObject(object: string, sources: RuntimeSource[], toolchain: Toolchain): Promise<void> {
+/** `started` is called once the unit compiles are running (they are started together). */
+async function ensureObject(object: string, sources: RuntimeSource[], toolchain: Toolchain, started: () => void): Promise<void> {
   if (await exists(object)) return;
   const scratch = await makeScratchDir(path.dirname(object));
   try {
     const units = sources.filter((s) => !s.name.endsWith('.h'));
-    const objects = await Promise.all(
-      units.map(async ({ name }) => {
-        const out = path.join(scratch, `${name}.o`);
-        const flags = name.endsWith('.cpp') ? CXX_FLAGS : C_FLAGS;
-        await runTool(toolchain.clang, [...flags, '-c', path.join(runtimeSourceDir, name), '-o', out]);
-        return out;
-      }),
-    );
+    const compiles = units.map(({ name }) => {
+      const out = path.join(scratch, `${name}.o`);
+      const flags = name.endsWith('.cpp') ? CXX_FLAGS : C_FLAGS;
+      return runTool(toolchain.clang, [...flags, '-c', path.join(runtimeSourceDir, name), '-o', out]).then(() => out);
+    });
+    started();
+    const objects = await Promise.all(compiles);
     const merged = path.join(scratch, 'anydsl_runtime.o');
     await runTool(toolchain.clang, ['-r', `--ld-path=${toolchain.lld}`, ...objects, '-o', merged]);
     await publishFile(merged, object);
