@@ -4,13 +4,15 @@ import { readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { repoRoot } from '../../compiler/src/driver/cache.ts';
-import { run, useTempDir } from './helpers.ts';
+import { run, usePrivateCache, useTempDir } from './helpers.ts';
 
 vi.mock('../../compiler/src/driver/pipeline.ts', () => ({ compileToLLVM: vi.fn() }));
 const { compileToLLVM } = await import('../../compiler/src/driver/pipeline.ts');
 const { main } = await import('../../compiler/src/driver/cli.ts');
 
 const tmp = useTempDir();
+// Builds go through the artifact cache (driver/cached-build.ts); the stand-in pipeline's programs must not land in the real one.
+usePrivateCache();
 const bin = path.join(repoRoot, 'apps/impala/bin/impala.mjs');
 let source = '';
 
