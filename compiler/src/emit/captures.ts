@@ -185,7 +185,15 @@ class Walker {
         }
         this.expr(e.operand);
         return;
-      case 'binary':
+      case 'binary': {
+        // Operands in order, without a recursion per operator of a long `a + b + c …`.
+        const rights: Expr[] = [];
+        let x: Expr = e;
+        for (; x.kind === 'binary'; x = x.lhs) rights.push(x.rhs);
+        this.expr(x);
+        for (let i = rights.length - 1; i >= 0; i--) this.expr(rights[i]!);
+        return;
+      }
       case 'assign':
         this.expr(e.lhs);
         this.expr(e.rhs);

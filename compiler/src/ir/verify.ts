@@ -230,6 +230,9 @@ function primOpProblem(world: World, p: PrimOp): string | null {
       const bad = p.ops.findIndex((o) => o.type !== t.elem);
       return bad < 0 ? null : `element ${bad} has type ${ot(bad)}, expected ${t.elem}`;
     }
+    case 'repeat_array':
+      if (!(t instanceof DefiniteArrayType)) return `repeat_array of type ${t}`;
+      return expect(ot(0), t.elem, 'repeated element');
     case 'vector': {
       if (!(t instanceof PrimType) || t.length !== p.ops.length) return `vector of ${p.ops.length} lanes for ${t}`;
       const bad = p.ops.findIndex((o) => o.type !== t.scalar);
