@@ -42,56 +42,70 @@ export function predecessors<N>(nodes: readonly N[], succs: (n: N) => readonly N
   return preds;
 }
 
-/** The dominator tree, with pre- and post-order numbers so that dominance is interval nesting, O(1). */
-export class DomTree<N> {
-  private readonly pre = new Map<N, number>();
-  private readonly post = new Map<N, number>();
+const NONE = -1;
 
+/**
+ * A dominator tree, with pre- and post-order numbers so that dominance is
+ * interval nesting, O(1). It may be a forest (below the virtual root of
+ * `immediateDominators`): nodes of different trees dominate each other not.
+ */
+export class DomTree<N> {
+  private readonly idoms: Int32Array;
+  private readonly pre: Int32Array;
+  private readonly post: Int32Array;
+  private readonly depths: Int32Array;
+
+  /** Nodes are numbered 0…n-1 by `indexOf` and `nodeAt`; `idom` is `immediateDominators`' result over them. */
   constructor(
-    readonly entry: N,
-    private readonly idoms: ReadonlyMap<N, N>,
-    private readonly depths: ReadonlyMap<N, number>,
+    private readonly indexOf: (n: N) => number,
+    private readonly nodeAt: (i: number) => N,
+    idom: Int32Array,
   ) {
-    const children = new Map<N, N[]>();
-    for (const [b, d] of idoms) {
-      if (b === entry) continue;
-      const kids = children.get(d);
-      if (kids) kids.push(b);
-      else children.set(d, [b]);
-    }
+    const root = idom.length - 1;
+    this.idoms = idom;
+    const children: number[][] = Array.from({ length: root + 1 }, () => []);
+    for (let v = 0; v < root; v++) if (idom[v] !== NONE) children[idom[v]!]!.push(v);
+    this.pre = new Int32Array(root + 1);
+    this.post = new Int32Array(root + 1);
+    // The roots of the trees (children of the virtual root) are at depth 0.
+    this.depths = new Int32Array(root + 1).fill(-1);
     let clock = 0;
-    const stack: { b: N; next: number }[] = [{ b: entry, next: 0 }];
-    this.pre.set(entry, clock++);
+    const stack: [number, number][] = [[root, 0]];
+    this.pre[root] = clock++;
     while (stack.length) {
       const top = stack[stack.length - 1]!;
-      const kids = children.get(top.b) ?? [];
-      if (top.next < kids.length) {
-        const k = kids[top.next++]!;
-        this.pre.set(k, clock++);
-        stack.push({ b: k, next: 0 });
+      const kids = children[top[0]]!;
+      if (top[1] < kids.length) {
+        const k = kids[top[1]++]!;
+        this.pre[k] = clock++;
+        this.depths[k] = this.depths[top[0]]! + 1;
+        stack.push([k, 0]);
       } else {
-        this.post.set(top.b, clock++);
+        this.post[top[0]] = clock++;
         stack.pop();
       }
     }
   }
 
-  /** The immediate dominator; the entry has none. */
+  /** The immediate dominator; none for the root of a tree. */
   idom(b: N): N | null {
-    return b === this.entry ? null : this.idoms.get(b)!;
+    const d = this.idoms[this.indexOf(b)]!;
+    return d === NONE || d === this.idoms.length - 1 ? null : this.nodeAt(d);
   }
 
-  /** Distance from the entry in the tree (the entry is 0). */
+  /** Distance from the root of its tree (the entry is 0). */
   depth(b: N): number {
-    return this.depths.get(b)!;
+    return this.depths[this.indexOf(b)]!;
   }
 
   /** Whether `a` is `b` or dominates it. */
   dominates(a: N, b: N): boolean {
-    return this.pre.get(a)! <= this.pre.get(b)! && this.post.get(b)! <= this.post.get(a)!;
+    const i = this.indexOf(a);
+    const j = this.indexOf(b);
+    return this.pre[i]! <= this.pre[j]! && this.post[j]! <= this.post[i]!;
   }
 
-  /** The deepest node dominating both. */
+  /** The deepest node dominating both (in one tree). */
   lca(a: N, b: N): N {
     while (this.depth(a) > this.depth(b)) a = this.idom(a)!;
     while (this.depth(b) > this.depth(a)) b = this.idom(b)!;
@@ -103,36 +117,76 @@ export class DomTree<N> {
   }
 }
 
-/** Cooper, Harvey and Kennedy's iterative algorithm over the reverse post-order. */
+/** The dominator tree of a graph: its entry is the root. */
 export function dominatorTree<N>(g: Graph<N>): DomTree<N> {
-  const order = new Map(g.nodes.map((b, i) => [b, i]));
-  const idom = new Map<N, N>([[g.entry, g.entry]]);
-  const intersect = (a: N, b: N): N => {
-    while (a !== b) {
-      while (order.get(a)! > order.get(b)!) a = idom.get(a)!;
-      while (order.get(b)! > order.get(a)!) b = idom.get(b)!;
+  const index = new Map(g.nodes.map((b, i) => [b, i]));
+  const succs = g.nodes.map((b) => g.succs(b).map((s) => index.get(s)!));
+  const preds = g.nodes.map((b) => g.preds(b).map((p) => index.get(p)!));
+  // The entry is node 0: the virtual root's first child, and its only one, as every other node is reached from it.
+  return new DomTree((b) => index.get(b)!, (i) => g.nodes[i]!, immediateDominators(succs, preds));
+}
+
+/** The dominator forest of a graph over the numbers 0…n-1, under the virtual root of `immediateDominators`. */
+export function indexDominatorTree(succs: readonly (readonly number[])[], preds: readonly (readonly number[])[]): DomTree<number> {
+  return new DomTree((i) => i, (i) => i, immediateDominators(succs, preds));
+}
+
+/**
+ * The immediate dominator of each node 0…n-1 of a graph (n = `succs.length`),
+ * under a virtual root numbered n above every node without predecessors and
+ * then, in index order, a node of each part not reached yet (a cycle nothing
+ * outside enters); the root's own entry is NONE (-1). Lengauer & Tarjan with path
+ * compression: Cooper, Harvey & Kennedy's iteration walks a long chain of blocks
+ * once for each join into it.
+ */
+export function immediateDominators(succs: readonly (readonly number[])[], preds: readonly (readonly number[])[]): Int32Array {
+  const n = succs.length;
+  const { vertex, parent } = depthFirst(succs, preds);
+  const dfnum = new Int32Array(n + 1).fill(NONE);
+  vertex.forEach((v, i) => (dfnum[v] = i));
+  const semi = new Int32Array(n + 1).fill(NONE);
+  const ancestor = new Int32Array(n + 1).fill(NONE);
+  const best = new Int32Array(n + 1).fill(NONE);
+  const idom = new Int32Array(n + 1).fill(NONE);
+  const samedom = new Int32Array(n + 1).fill(NONE);
+  const bucket: number[][] = Array.from({ length: n + 1 }, () => []);
+  const path: number[] = [];
+  // The ancestor of `v` in the linked forest whose semidominator is least, compressing the path on the way.
+  const lowest = (v: number): number => {
+    for (let x = v; ancestor[x] !== NONE && ancestor[ancestor[x]!] !== NONE; x = ancestor[x]!) path.push(x);
+    while (path.length) {
+      const y = path.pop()!;
+      const a = ancestor[y]!;
+      const b = best[a]!;
+      ancestor[y] = ancestor[a]!;
+      if (dfnum[semi[b]!]! < dfnum[semi[best[y]!]!]!) best[y] = b;
     }
-    return a;
+    return best[v]!;
   };
-  for (let changed = true; changed; ) {
-    changed = false;
-    for (const b of g.nodes) {
-      if (b === g.entry) continue;
-      let next: N | undefined;
-      for (const p of g.preds(b)) {
-        if (!idom.has(p)) continue;
-        next = next === undefined ? p : intersect(p, next);
-      }
-      if (next !== undefined && idom.get(b) !== next) {
-        idom.set(b, next);
-        changed = true;
-      }
+  for (let i = vertex.length - 1; i > 0; i--) {
+    const w = vertex[i]!;
+    const p = parent[w]!;
+    let s = p;
+    for (const v of preds[w]!) {
+      const cand = dfnum[v]! <= dfnum[w]! ? v : semi[lowest(v)]!;
+      if (dfnum[cand]! < dfnum[s]!) s = cand;
     }
+    semi[w] = s;
+    bucket[s]!.push(w);
+    ancestor[w] = p;
+    best[w] = w;
+    for (const v of bucket[p]!) {
+      const y = lowest(v);
+      if (semi[y] === semi[v]) idom[v] = p;
+      else samedom[v] = y;
+    }
+    bucket[p] = [];
   }
-  const depths = new Map<N, number>([[g.entry, 0]]);
-  // Reverse post-order visits every idom before the nodes it dominates.
-  for (const b of g.nodes) if (b !== g.entry) depths.set(b, depths.get(idom.get(b)!)! + 1);
-  return new DomTree(g.entry, idom, depths);
+  for (let i = 1; i < vertex.length; i++) {
+    const w = vertex[i]!;
+    if (samedom[w] !== NONE) idom[w] = idom[samedom[w]!]!;
+  }
+  return idom;
 }
 
 export interface Loop<N> {
@@ -215,4 +269,42 @@ export class LoopTree<N> {
     for (let l = inner; l; l = l.parent) if (l === outer) return true;
     return false;
   }
+}
+
+/**
+ * Depth-first pre-order from the virtual root (`vertex[0]`, numbered `succs.length`),
+ * whose successors are the nodes without predecessors and then, in index order, a
+ * node of each part the walk has not reached yet; `parent` is the tree edge into
+ * each node.
+ */
+function depthFirst(succs: readonly (readonly number[])[], preds: readonly (readonly number[])[]): { vertex: number[]; parent: Int32Array } {
+  const n = succs.length;
+  const root = n;
+  const vertex = [root];
+  const parent = new Int32Array(n + 1).fill(NONE);
+  const seen = new Uint8Array(n);
+  const from = (s: number): void => {
+    if (seen[s]) return;
+    seen[s] = 1;
+    parent[s] = root;
+    vertex.push(s);
+    const stack: [number, number][] = [[s, 0]];
+    while (stack.length) {
+      const top = stack[stack.length - 1]!;
+      const ts = succs[top[0]]!;
+      if (top[1] === ts.length) {
+        stack.pop();
+        continue;
+      }
+      const t = ts[top[1]++]!;
+      if (seen[t]) continue;
+      seen[t] = 1;
+      parent[t] = top[0];
+      vertex.push(t);
+      stack.push([t, 0]);
+    }
+  };
+  for (let b = 0; b < n; b++) if (preds[b]!.length === 0) from(b);
+  for (let b = 0; b < n; b++) from(b);
+  return { vertex, parent };
 }

@@ -17,6 +17,7 @@
 // Continuations that reach a param read outside that dominance (dead blocks the
 // evaluator just bypassed, still reading the return param they forwarded to) are
 // answered from the sets, over what they reach.
+import { type DomTree, indexDominatorTree } from './cfg.ts';
 import { Continuation, type Def, Param, PrimOp } from './defs.ts';
 import { foldUp } from './order.ts';
 import { freeDefs } from './scope.ts';
@@ -111,7 +112,8 @@ function nestedFlags(all: readonly Continuation[], index: ReadonlyMap<Continuati
   });
   const preds: number[][] = all.map(() => []);
   succs.forEach((ts, c) => ts.forEach((t) => preds[t]!.push(c)));
-  const dom = new Dominators(succs, preds);
+  // Under a virtual root above every continuation nothing mentions (and one of each cycle nothing outside enters).
+  const dom = indexDominatorTree(succs, preds);
 
   const ownerMemo = new Map<PrimOp, Owners | null>();
   const leaf = (d: Def): Owners | null => {
@@ -143,7 +145,7 @@ function nestedFlags(all: readonly Continuation[], index: ReadonlyMap<Continuati
   // its outermost owner the first time one reaches it.
   const outermost = new Int32Array(n).fill(NONE);
   const byDepth: number[][] = Array.from({ length: n + 1 }, () => []);
-  for (let x = 0; x < n; x++) if (nested[x] === undefined && own[x] !== NONE) byDepth[dom.depthOf(own[x]!)]!.push(x);
+  for (let x = 0; x < n; x++) if (nested[x] === undefined && own[x] !== NONE) byDepth[dom.depth(own[x]!)]!.push(x);
   for (const level of byDepth) {
     const queue: number[] = [];
     for (const x of level) {
@@ -180,7 +182,7 @@ function closure(start: readonly number[], edges: readonly (readonly number[])[]
 }
 
 /** The union of owner paths; null when they are not one path of the dominator tree (or a param's continuation is unknown). */
-function merged(parts: readonly (Owners | null)[], dom: Dominators): Owners | null {
+function merged(parts: readonly (Owners | null)[], dom: DomTree<number>): Owners | null {
   let acc = noOwners;
   for (const o of parts) {
     if (o === null) return null;
@@ -193,7 +195,7 @@ function merged(parts: readonly (Owners | null)[], dom: Dominators): Owners | nu
     if (dom.dominates(acc.deepest, o.deepest)) deepest = o.deepest;
     else if (dom.dominates(o.deepest, acc.deepest)) deepest = acc.deepest;
     else return null;
-    const outermost = dom.depthOf(o.outermost) < dom.depthOf(acc.outermost) ? o.outermost : acc.outermost;
+    const outermost = dom.depth(o.outermost) < dom.depth(acc.outermost) ? o.outermost : acc.outermost;
     acc = { deepest, outermost };
   }
   return acc;
@@ -228,134 +230,4 @@ function memoised<T>(memo: Map<PrimOp, T>, root: PrimOp, compute: (p: PrimOp) =>
 
 function primopOperands(p: PrimOp): PrimOp[] {
   return p.ops.filter((o): o is PrimOp => o instanceof PrimOp);
-}
-
-/**
- * Dominator tree of the mention graph under a virtual root above every
- * continuation nothing mentions (and one of each cycle nothing outside enters).
- * Lengauer & Tarjan with path compression: Cooper, Harvey & Kennedy's iteration
- * walks the whole chain of blocks for each call of a function from that chain.
- */
-class Dominators {
-  private readonly depth: Int32Array;
-  private readonly pre: Int32Array;
-  private readonly post: Int32Array;
-
-  constructor(succs: readonly (readonly number[])[], preds: readonly (readonly number[])[]) {
-    const n = succs.length;
-    const root = n;
-    const { vertex, parent } = depthFirst(succs, preds);
-    const dfnum = new Int32Array(n + 1).fill(NONE);
-    vertex.forEach((v, i) => (dfnum[v] = i));
-    const semi = new Int32Array(n + 1).fill(NONE);
-    const ancestor = new Int32Array(n + 1).fill(NONE);
-    const best = new Int32Array(n + 1).fill(NONE);
-    const idom = new Int32Array(n + 1).fill(NONE);
-    const samedom = new Int32Array(n + 1).fill(NONE);
-    const bucket: number[][] = Array.from({ length: n + 1 }, () => []);
-    const path: number[] = [];
-    // The ancestor of `v` in the linked forest whose semidominator is least, compressing the path on the way.
-    const lowest = (v: number): number => {
-      for (let x = v; ancestor[x] !== NONE && ancestor[ancestor[x]!] !== NONE; x = ancestor[x]!) path.push(x);
-      while (path.length) {
-        const y = path.pop()!;
-        const a = ancestor[y]!;
-        const b = best[a]!;
-        ancestor[y] = ancestor[a]!;
-        if (dfnum[semi[b]!]! < dfnum[semi[best[y]!]!]!) best[y] = b;
-      }
-      return best[v]!;
-    };
-    for (let i = vertex.length - 1; i > 0; i--) {
-      const w = vertex[i]!;
-      const p = parent[w]!;
-      let s = p;
-      for (const v of preds[w]!) {
-        const cand = dfnum[v]! <= dfnum[w]! ? v : semi[lowest(v)]!;
-        if (dfnum[cand]! < dfnum[s]!) s = cand;
-      }
-      semi[w] = s;
-      bucket[s]!.push(w);
-      ancestor[w] = p;
-      best[w] = w;
-      for (const v of bucket[p]!) {
-        const y = lowest(v);
-        if (semi[y] === semi[v]) idom[v] = p;
-        else samedom[v] = y;
-      }
-      bucket[p] = [];
-    }
-    for (let i = 1; i < vertex.length; i++) {
-      const w = vertex[i]!;
-      if (samedom[w] !== NONE) idom[w] = idom[samedom[w]!]!;
-    }
-    const children: number[][] = Array.from({ length: n + 1 }, () => []);
-    for (let i = 1; i < vertex.length; i++) children[idom[vertex[i]!]!]!.push(vertex[i]!);
-    this.depth = new Int32Array(n + 1);
-    this.pre = new Int32Array(n + 1);
-    this.post = new Int32Array(n + 1);
-    let clock = 0;
-    const stack: [number, number][] = [[root, 0]];
-    this.pre[root] = clock++;
-    while (stack.length) {
-      const top = stack[stack.length - 1]!;
-      const kids = children[top[0]]!;
-      if (top[1] < kids.length) {
-        const k = kids[top[1]++]!;
-        this.pre[k] = clock++;
-        this.depth[k] = this.depth[top[0]]! + 1;
-        stack.push([k, 0]);
-      } else {
-        this.post[top[0]] = clock++;
-        stack.pop();
-      }
-    }
-  }
-
-  /** Whether `a` is `b` or dominates it. */
-  dominates(a: number, b: number): boolean {
-    return this.pre[a]! <= this.pre[b]! && this.post[b]! <= this.post[a]!;
-  }
-
-  depthOf(a: number): number {
-    return this.depth[a]!;
-  }
-}
-
-/**
- * Depth-first pre-order from the virtual root (`vertex[0]`, numbered `succs.length`),
- * whose successors are the nodes without predecessors and then, in index order, a
- * node of each part the walk has not reached yet; `parent` is the tree edge into
- * each node.
- */
-function depthFirst(succs: readonly (readonly number[])[], preds: readonly (readonly number[])[]): { vertex: number[]; parent: Int32Array } {
-  const n = succs.length;
-  const root = n;
-  const vertex = [root];
-  const parent = new Int32Array(n + 1).fill(NONE);
-  const seen = new Uint8Array(n);
-  const from = (s: number): void => {
-    if (seen[s]) return;
-    seen[s] = 1;
-    parent[s] = root;
-    vertex.push(s);
-    const stack: [number, number][] = [[s, 0]];
-    while (stack.length) {
-      const top = stack[stack.length - 1]!;
-      const ts = succs[top[0]]!;
-      if (top[1] === ts.length) {
-        stack.pop();
-        continue;
-      }
-      const t = ts[top[1]++]!;
-      if (seen[t]) continue;
-      seen[t] = 1;
-      parent[t] = top[0];
-      vertex.push(t);
-      stack.push([t, 0]);
-    }
-  };
-  for (let b = 0; b < n; b++) if (preds[b]!.length === 0) from(b);
-  for (let b = 0; b < n; b++) from(b);
-  return { vertex, parent };
 }
