@@ -123,6 +123,17 @@ describe('programs that once crashed the compiler', () => {
     expect(rendered.split('\n').filter((l) => l.includes(': error: ')).length).toBeLessThanOrEqual(maxErrors);
   });
 
+  it('compiles nesting up to the parser\'s limit and reports deeper nesting where it starts', () => {
+    const parens = (n: number) => mainOf(`    ${'('.repeat(n)}argc${' + 1)'.repeat(n)}`);
+    expect(compile(parens(500)).ok).toBe(true);
+    expect(runMain(parens(500))).toBe(501n);
+    expect(compile(mainOf(`    ${'(|| '.repeat(250)}argc${')()'.repeat(250)}`)).ok).toBe(true);
+    expect(compile(mainOf(`    ${'if argc > 0 { '.repeat(500)}argc${' } else { 0 }'.repeat(500)}`)).ok).toBe(true);
+    const { ok, rendered } = compile(parens(100_000));
+    expect(ok).toBe(false);
+    expect(rendered).toMatch(/^robust\.impala:2 col \d+( - \d+)?: error: program is nested too deeply\n/);
+  });
+
   it('skips a leading UTF-8 byte order mark and counts columns after it', () => {
     expect(compile(`\ufefffn main() -> i32 { 0 }\n`).ok).toBe(true);
     const { rendered } = compile(`\ufefffn main() -> i32 { x }\n`);
