@@ -93,6 +93,28 @@ describe('programs that once crashed the compiler', () => {
     expect({ code: native.code, stdout: native.stdout }).toEqual({ code: 25, stdout: expected.stdout });
   });
 
+  it('a repeated array of a varying value in a vectorized loop agrees in the interpreter and natively', async () => {
+    const text = mainOf(`
+    let buf = ~[16: i32];
+    for i in vectorize(4, 0, 16) {
+        let mut a = [i + argc, .. 100];
+        a(argc) = 5;
+        buf(i) = a(i % 3);
+    }
+    let mut s = 0;
+    for i in range(0, 16) { print_i32(buf(i)); print_char(' '); s += buf(i); }
+    s`);
+    const { ok, llvm } = compile(text);
+    expect(ok).toBe(true);
+    expect(llvm).toContain('[100 x <4 x i32>]');
+    const expected = interpretMain(text);
+    expect(expected.stdout).toBe('1 5 3 4 5 6 7 5 9 10 5 12 13 5 15 16 ');
+    const exe = path.join(tmp(), 'repeat-vector');
+    await llvmToExecutable(llvm, exe, await buildRuntime(), { optLevel: 2 });
+    const native = await run(exe);
+    expect({ code: native.code, stdout: native.stdout }).toEqual({ code: Number(expected.result), stdout: expected.stdout });
+  });
+
   it('compiles a static array of 100 million zeros, or says it is too large', () => {
     const { ok, rendered } = compile(`static mut big = [0, .. 100000000];\n${mainOf('    big(3)')}`);
     if (!ok) expect(rendered).toMatch(/^robust\.impala:1 col \d+( - \d+)?: error: .*too large/);

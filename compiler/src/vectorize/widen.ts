@@ -37,6 +37,8 @@ export function widen(simd: Simd, p: PrimOp, ops: readonly Def[]): Def {
       return w.tuple(ops.map((o) => simd.splat(o)));
     case 'definite_array':
       return w.definiteArray(simd.vectorType((p.type as DefiniteArrayType).elem), ops.map((o) => simd.splat(o)));
+    case 'repeat_array':
+      return w.repeatArray(simd.splat(a!), (p.type as DefiniteArrayType).dim);
     case 'extract': {
       if (!simd.isVarying(b!)) return w.extract(a!, b!);
       // A varying index: each lane takes its element (of its own lane, when the aggregate is varying too).
