@@ -58,9 +58,9 @@ export function lower2cff(world: World, opts: Lower2CffOptions): boolean {
       if (callee.params.length !== u.args.length) continue;
       // Only higher-order params can be dropped, and the scope of a block in a long chain is the rest of the chain.
       if (callee.params.every((p) => typeOrder(p.type) === 0)) continue;
-      let r = recursionOf.get(callee);
-      if (!r) recursionOf.set(callee, (r = recursion(callee)));
-      const dropped = badArguments(u, callee, free.isClosed(callee), nonStaticParams(r, u.args));
+      let rec = recursionOf.get(callee);
+      if (!rec) recursionOf.set(callee, (rec = recursion(callee)));
+      const dropped = badArguments(u, callee, free.isClosed(callee), nonStaticParams(rec, u.args));
       if (!dropped) continue;
       const key = `${callee.gid}:${dropped.map((d) => (d ? d.gid : '_')).join(',')}`;
       let spec = memo.get(key);
