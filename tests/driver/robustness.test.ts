@@ -58,6 +58,12 @@ describe('programs that once crashed the compiler', () => {
     expect(runMain(text)).toBe(7n);
   });
 
+  it('checks and emits an `else if` chain of 5000 links', () => {
+    // The front end only: the whole pipeline on this chain is slow (transform/cleanup), not wrong.
+    const chain = Array.from({ length: 5000 }, (_, i) => `if argc == ${i} { r = ${i * 3}; }`).join(' else ');
+    expect(runMain(mainOf(`    let mut r = 7;\n    ${chain}\n    r`))).toBe(3n);
+  });
+
   it('compiles a string literal of 150 000 characters', () => {
     const text = mainOf(`    let s = "${'ab'.repeat(75_000)}";\n    print_string(&s);\n    s(argc + 149_998) as i32`);
     expect(compile(text).ok).toBe(true);

@@ -201,11 +201,16 @@ class Walker {
       case 'cast':
         this.expr(e.expr);
         return;
-      case 'if':
-        this.expr(e.cond);
-        this.block(e.then);
-        if (e.else) this.expr(e.else);
+      case 'if': {
+        // Link by link: `else if` chains are thousands long in generated code.
+        let link: Expr | null = e;
+        for (; link?.kind === 'if'; link = link.else) {
+          this.expr(link.cond);
+          this.block(link.then);
+        }
+        if (link) this.expr(link);
         return;
+      }
       case 'match':
         this.expr(e.scrutinee);
         for (const arm of e.arms) {

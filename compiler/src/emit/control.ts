@@ -5,7 +5,7 @@
 import { type Def, type IRType, isLit, litValue } from '../ir/index.ts';
 import type { Block as AstBlock, Expr, ExprOf, MatchArm } from '../syntax/ast.ts';
 import { prune, type Type } from '../sema/types.ts';
-import { dead, expr } from './expr.ts';
+import { dead, expr, finishExpr } from './expr.ts';
 import type { FnEmitter } from './fn.ts';
 import { bindPattern, isIrrefutable, patternKey, patternTest } from './pattern.ts';
 import type { Block } from './ssa.ts';
@@ -43,25 +43,67 @@ function joinValue(fx: FnEmitter, join: Block, e: Expr, types: readonly IRType[]
   return types.length ? join.cont.param(1) : fx.world.unitValue();
 }
 
+/** How an `if` link that did not end its chain waits for the value of its `else`. */
+type PendingElse =
+  | { kind: 'join'; link: ExprOf<'if'>; join: Block; types: IRType[] }
+  | { kind: 'select'; link: ExprOf<'if'>; cond: Def; then: Def }
+  /** A link whose condition was the constant false: its value is its `else`'s. */
+  | { kind: 'else'; link: ExprOf<'if'> };
+
+/**
+ * An `else if` chain (the parser builds thousands of links without nesting) is emitted
+ * link by link; each link's value then meets the links around it from the innermost out.
+ */
 export function ifExpr(fx: FnEmitter, e: ExprOf<'if'>): Def {
   const w = fx.world;
-  const c = expr(fx, e.cond);
-  if (!fx.reachable) return dead(fx, e);
-  const elseValue = () => (e.else ? expr(fx, e.else) : w.unitValue());
-  const known = litValue(c);
-  if (known !== undefined) return known ? blockValue(fx, e.then) : elseValue();
-  if (fx.pure) {
-    const t = blockValue(fx, e.then);
-    return w.select(c, t, elseValue());
+  const pending: PendingElse[] = [];
+  let link = e;
+  let value: Def;
+  // The link `value` is the value of, before its coercion; null when it is an `else`'s, already complete.
+  let valueOf: ExprOf<'if'> | null = link;
+  for (;;) {
+    const c = expr(fx, link.cond);
+    if (!fx.reachable) {
+      value = dead(fx, link);
+      break;
+    }
+    const known = litValue(c);
+    if (known) {
+      value = blockValue(fx, link.then);
+      break;
+    }
+    if (known === undefined && fx.pure) {
+      pending.push({ kind: 'select', link, cond: c, then: blockValue(fx, link.then) });
+    } else if (known === undefined) {
+      const types = valueTypes(fx, link.type!);
+      const join = fx.join('if_join', types, link.span);
+      const [yes, no] = fx.branch(c, link.span);
+      fx.enter(yes);
+      jumpWith(fx, join, types, blockValue(fx, link.then));
+      fx.enter(no);
+      pending.push({ kind: 'join', link, join, types });
+    } else {
+      pending.push({ kind: 'else', link });
+    }
+    if (link.else?.kind !== 'if') {
+      value = link.else ? expr(fx, link.else) : w.unitValue();
+      valueOf = null;
+      break;
+    }
+    link = link.else;
+    valueOf = link;
   }
-  const types = valueTypes(fx, e.type!);
-  const join = fx.join('if_join', types, e.span);
-  const [yes, no] = fx.branch(c, e.span);
-  fx.enter(yes);
-  jumpWith(fx, join, types, blockValue(fx, e.then));
-  fx.enter(no);
-  jumpWith(fx, join, types, elseValue());
-  return joinValue(fx, join, e, types);
+  for (let i = pending.length - 1; i >= 0; i--) {
+    const p = pending[i]!;
+    if (valueOf) value = finishExpr(fx, valueOf, value);
+    if (p.kind === 'select') value = w.select(p.cond, p.then, value);
+    else if (p.kind === 'join') {
+      jumpWith(fx, p.join, p.types, value);
+      value = joinValue(fx, p.join, p.link, p.types);
+    }
+    valueOf = p.link;
+  }
+  return value;
 }
 
 /**

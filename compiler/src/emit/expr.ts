@@ -20,11 +20,11 @@ import { place, readLocal, readPlace } from './place.ts';
 export function expr(fx: FnEmitter, e: Expr): Def {
   if (!fx.reachable) return dead(fx, e);
   const to = fx.em.program.coercions.get(e);
-  return finish(fx, e, to && e.kind === 'lit' && e.lit.kind === 'str' ? stringAddress(fx, e.lit.value, to) : exprOf(fx, e));
+  return finishExpr(fx, e, to && e.kind === 'lit' && e.lit.kind === 'str' ? stringAddress(fx, e.lit.value, to) : exprOf(fx, e));
 }
 
 /** `d`, the value just emitted for `e`, with the coercion sema put on `e` and `e`'s span. */
-function finish(fx: FnEmitter, e: Expr, d: Def): Def {
+export function finishExpr(fx: FnEmitter, e: Expr, d: Def): Def {
   if (!fx.reachable) return dead(fx, e);
   const to = fx.em.program.coercions.get(e);
   if (to) d = coerce(fx, d, to);
@@ -44,7 +44,7 @@ function binaryChain(fx: FnEmitter, e: ExprOf<'binary'>): Def {
   let l = expr(fx, chain[chain.length - 1]!.lhs);
   for (let i = chain.length - 1; i > 0; i--) {
     const b = chain[i]!;
-    l = fx.reachable ? finish(fx, b, operator(b, l)) : dead(fx, b);
+    l = fx.reachable ? finishExpr(fx, b, operator(b, l)) : dead(fx, b);
   }
   return operator(e, l);
 }

@@ -76,8 +76,65 @@ export class SsaGraph {
     b.defs.set(v, d);
   }
 
+  /**
+   * The value of `v` at the end of `b`. Braun et al.'s recursive lookup, run on an explicit
+   * stack: a value read after thousands of blocks (a long `else if` chain) walks back
+   * through all of them.
+   */
   read(v: SsaVar, b: Block): Def {
-    return b.defs.get(v) ?? this.readRecursive(v, b);
+    const found = b.defs.get(v);
+    if (found) return found;
+    // A frame waits for the value of a predecessor: to pass it on to a single-predecessor
+    // block, or to append it as the operand of a phi for predecessor `next - 1`.
+    const stack: ({ kind: 'single'; block: Block } | { kind: 'phi'; phi: Phi; next: number })[] = [];
+    let want: Block | null = b;
+    let value: Def | null = null;
+    for (;;) {
+      if (want) {
+        const blk: Block = want;
+        want = null;
+        const known = blk.defs.get(v);
+        if (known) value = known;
+        else if (!blk.sealed) {
+          const phi = this.newPhi(v, blk);
+          blk.incomplete.push(phi);
+          value = phi.param;
+          this.write(v, blk, value);
+        } else if (blk.preds.length === 0) {
+          // Read before any write (`let mut x: T;`), or in a block nothing enters.
+          value = this.world.bottom(v.type);
+          this.write(v, blk, value);
+        } else if (blk.preds.length === 1) {
+          stack.push({ kind: 'single', block: blk });
+          want = blk.preds[0]!;
+          continue;
+        } else {
+          const phi = this.newPhi(v, blk);
+          // Written before the operands are read so that cycles end at this phi.
+          this.write(v, blk, phi.param);
+          stack.push({ kind: 'phi', phi, next: 0 });
+          value = null;
+        }
+      }
+      const top = stack[stack.length - 1];
+      if (!top) return value!;
+      if (top.kind === 'single') {
+        stack.pop();
+        this.write(v, top.block, value!);
+        continue;
+      }
+      const preds = top.phi.block.preds;
+      if (top.next > 0) {
+        const p = preds[top.next - 1]!;
+        p.cont.jump(top.phi.block.cont, [...p.cont.args, value!]);
+      }
+      if (top.next < preds.length) {
+        want = preds[top.next++]!;
+        continue;
+      }
+      stack.pop();
+      value = top.phi.param;
+    }
   }
 
   seal(b: Block): void {
@@ -85,28 +142,6 @@ export class SsaGraph {
     for (const phi of b.incomplete) this.addOperands(phi);
     b.incomplete.length = 0;
     b.sealed = true;
-  }
-
-  private readRecursive(v: SsaVar, b: Block): Def {
-    let val: Def;
-    if (!b.sealed) {
-      const phi = this.newPhi(v, b);
-      b.incomplete.push(phi);
-      val = phi.param;
-    } else if (b.preds.length === 0) {
-      // Read before any write (`let mut x: T;`), or in a block nothing enters.
-      val = this.world.bottom(v.type);
-    } else if (b.preds.length === 1) {
-      val = this.read(v, b.preds[0]!);
-    } else {
-      const phi = this.newPhi(v, b);
-      // Written before the operands are read so that cycles end at this phi.
-      this.write(v, b, phi.param);
-      this.addOperands(phi);
-      val = phi.param;
-    }
-    this.write(v, b, val);
-    return val;
   }
 
   private newPhi(v: SsaVar, b: Block): Phi {

@@ -130,7 +130,28 @@ function pointerJoin(ck: Checker, a: Type, b: Type): Type | null {
   return { tag: 'ptr', pointee: x.pointee, mutable: false, addrSpace: x.addrSpace };
 }
 
+/**
+ * An `else if` chain (the parser builds thousands of links without nesting) is checked
+ * link by link, then joined from the innermost link out, as the recursion would.
+ */
 export function checkIf(ck: Checker, e: ExprOf<'if'>, exp: Type | undefined): Type {
+  const links: ExprOf<'if'>[] = [e];
+  for (let x = e.else; x?.kind === 'if'; x = x.else) links.push(x);
+  const thenTypes = links.slice(0, -1).map((link) => {
+    checkCoerced(ck, link.cond, boolT, ' as condition');
+    return checkBlock(ck, link.then, exp);
+  });
+  let t = checkIfLink(ck, links[links.length - 1]!, exp);
+  for (let i = links.length - 2; i >= 0; i--) {
+    const inner = links[i + 1]!;
+    ck.annotate(inner, t);
+    t = join(ck, [blockBranch(links[i]!.then, thenTypes[i]!), exprBranch(inner, t)], exp);
+  }
+  return t;
+}
+
+/** The last link of an `if` chain: its `else` is a block or absent. */
+function checkIfLink(ck: Checker, e: ExprOf<'if'>, exp: Type | undefined): Type {
   checkCoerced(ck, e.cond, boolT, ' as condition');
   if (!e.else) {
     const t = checkBlock(ck, e.then, unit);
