@@ -4,11 +4,11 @@
 // and what hardware would reject is an error. Each program runs as emitted and again
 // after partial evaluation.
 import { describe, expect, it } from 'vitest';
+import { runPasses } from '../../compiler/src/driver/passes.ts';
 import { frontEnd } from '../../compiler/src/driver/pipeline.ts';
 import type { Continuation } from '../../compiler/src/ir/index.ts';
 import type { World } from '../../compiler/src/ir/world.ts';
 import { arrayCells, arrayPointer, interpret, type Value } from '../../compiler/src/interp/index.ts';
-import { partialEvaluate } from '../../compiler/src/pe/index.ts';
 import { DiagnosticSink } from '../../compiler/src/syntax/diagnostics.ts';
 
 const ACCELERATORS = ['nvvm', 'cuda', 'opencl'] as const;
@@ -27,7 +27,7 @@ function runner(source: string): { run(n: number): number[]; evaluate(): void } 
       return arrayCells(out).map(Number);
     },
     evaluate() {
-      expect(partialEvaluate(world, { sink })).toBe(true);
+      expect(runPasses(world, { sink }, { through: 'pe' })).toBe(true);
     },
   };
 }
