@@ -129,21 +129,20 @@ const maxObjectBytes = 2 ** 31 - 1;
 /** Repeats of a value other than zero are spelled out element by element in LLVM IR, so they are bounded more tightly. */
 const maxSpelledElements = 2 ** 22;
 
-/** `[v, .. n]`: one node however long (ir/world.ts `repeatArray`), unless it is too large to exist. */
+/**
+ * `[v, .. n]`: one node however long (ir/world.ts `repeatArray`). One too large to exist is
+ * reported, and still built (one node) so that a static holding it raises no follow-up error.
+ */
 function repeatArray(fx: FnEmitter, e: ExprOf<'repeat'>): Def {
   const v = expr(fx, e.value);
   if (!fx.reachable) return dead(fx, e);
-  const type = fx.ir(e.type!);
-  const bytes = cpuLayout.size(type);
+  const bytes = cpuLayout.size(fx.ir(e.type!));
   const described = `array of ${e.count} elements of type '${v.type}'`;
+  const zero = litValue(v);
   if (bytes > maxObjectBytes) {
     fx.em.sink.error(e.span, `${described} is too large (${bytes} bytes; at most ${maxObjectBytes} are allowed)`);
-    return dead(fx, e);
-  }
-  const zero = litValue(v);
-  if (e.count > maxSpelledElements && !(zero === 0n || zero === false || Object.is(zero, 0))) {
+  } else if (e.count > maxSpelledElements && !(zero === 0n || zero === false || Object.is(zero, 0))) {
     fx.em.sink.error(e.span, `${described} is too large to repeat a value other than zero (at most ${maxSpelledElements} elements)`);
-    return dead(fx, e);
   }
   return fx.world.repeatArray(v, e.count);
 }
