@@ -154,6 +154,11 @@ describe('lexer: comments, whitespace, spans', () => {
     expect(lexErrors('a\u0001')).toEqual(["1:2-2 unexpected character 'U+0001'"]);
   });
 
+  it('reports a run of unexpected characters as one error', () => {
+    expect(lexErrors('a ##` b')).toEqual(["1:3-5 unexpected characters '##`'"]);
+    expect(lexErrors(`${'#'.repeat(30)} b`)).toEqual([`1:1-30 unexpected characters '${'#'.repeat(20)}…'`]);
+  });
+
   it('gives 1-based lines and inclusive end columns', () => {
     const ts = tokens('fn main() {\r\n\tlet xyz = 0x10;\n}').tokens;
     const xyz = ts.find((t) => t.text === 'xyz')!;

@@ -110,10 +110,14 @@ class Lexer {
       else if (!this.punct()) {
         const cp = t.codePointAt(start) ?? 0;
         this.i += cp > 0xffff ? 2 : 1;
-        const shown = cp < 0x20 || cp === 0x7f ? `U+${cp.toString(16).toUpperCase().padStart(4, '0')}` : String.fromCodePoint(cp);
-        this.error(start, this.i, `unexpected character '${shown}'`);
+        if (this.junk?.end === start) this.junk.end = this.i;
+        else {
+          this.reportJunk();
+          this.junk = { start, end: this.i };
+        }
       }
     }
+    this.reportJunk();
     this.tokens.push({ kind: 'eof', text: '', span: this.span(this.i, this.i) });
     return this.tokens;
   }
@@ -134,6 +138,25 @@ class Lexer {
       else hi = mid - 1;
     }
     return { line: lo + 1, col: offset - this.lineStarts[lo] + 1 };
+  }
+
+  /** A run of unexpected characters, reported as one error (a line of junk is one mistake). */
+  private junk: { start: number; end: number } | null = null;
+
+  private reportJunk(): void {
+    if (!this.junk) return;
+    const { start, end } = this.junk;
+    this.junk = null;
+    const chars = [...this.text.slice(start, Math.min(end, start + 40))];
+    const shown = chars
+      .slice(0, 20)
+      .map((c) => {
+        const cp = c.codePointAt(0)!;
+        return cp < 0x20 || cp === 0x7f ? `U+${cp.toString(16).toUpperCase().padStart(4, '0')}` : c;
+      })
+      .join('');
+    const more = chars.length > 20 || end > start + 40 ? '…' : '';
+    this.error(start, end, `unexpected character${chars.length > 1 ? 's' : ''} '${shown}${more}'`);
   }
 
   private error(start: number, end: number, message: string): void {
