@@ -2,6 +2,7 @@
 // against the interpreter, which runs every body sequentially, and against
 // numbers computed here. The first block looks at the lowering itself.
 import { describe, expect, it } from 'vitest';
+import { runPasses } from '../../compiler/src/driver/passes.ts';
 import { frontEnd } from '../../compiler/src/driver/pipeline.ts';
 import { Continuation } from '../../compiler/src/ir/defs.ts';
 import { FnType, PtrType } from '../../compiler/src/ir/types.ts';
@@ -9,22 +10,15 @@ import { verify } from '../../compiler/src/ir/verify.ts';
 import type { World } from '../../compiler/src/ir/world.ts';
 import { DiagnosticSink } from '../../compiler/src/syntax/diagnostics.ts';
 import { reachable } from '../../compiler/src/ir/reachable.ts';
-import { cleanup } from '../../compiler/src/transform/cleanup.ts';
-import { closureConvert } from '../../compiler/src/transform/closure_convert.ts';
-import { lower2cff } from '../../compiler/src/transform/lower2cff.ts';
-import { lowerParallel } from '../../compiler/src/transform/lower_parallel.ts';
 import { runInterpreted, runNative } from './support.ts';
 
-/** Emission, then the passes up to 'lowerParallel' in the order the pipeline runs them. */
+/** Emission, then the pass list through parallel lowering. */
 function lowered(text: string): { world: World; sink: DiagnosticSink; ok: boolean } {
   const sink = new DiagnosticSink();
   const front = frontEnd([{ path: 'lower.impala', text }], sink);
   if (!front) throw new Error(sink.list.map((d) => d.message).join('\n'));
   const { world } = front;
-  cleanup(world);
-  expect(lower2cff(world, { sink })).toBe(true);
-  cleanup(world);
-  const ok = lowerParallel(world, sink);
+  const ok = runPasses(world, { sink }, { through: 'parallel' });
   return { world, sink, ok };
 }
 
@@ -79,8 +73,7 @@ describe('lowerParallel', () => {
       expect(ret).toBeInstanceOf(FnType);
     }
 
-    expect(closureConvert(world, sink)).toBe(true);
-    cleanup(world);
+    expect(runPasses(world, { sink }, { after: 'parallel' })).toBe(true);
     expect(verify(world).filter((m) => !m.startsWith('note:'))).toEqual([]);
   });
 

@@ -1,13 +1,11 @@
 // The uniform/varying analysis on bodies as lower2cff leaves them, and the shape
 // of the code the vectoriser makes from it.
 import { describe, expect, it } from 'vitest';
+import { runPasses } from '../../compiler/src/driver/passes.ts';
 import { frontEnd } from '../../compiler/src/driver/pipeline.ts';
 import { Continuation, type Param } from '../../compiler/src/ir/index.ts';
-import { partialEvaluate } from '../../compiler/src/pe/index.ts';
 import { DiagnosticSink } from '../../compiler/src/syntax/diagnostics.ts';
 import { reachable } from '../../compiler/src/ir/reachable.ts';
-import { cleanup } from '../../compiler/src/transform/cleanup.ts';
-import { lower2cff } from '../../compiler/src/transform/lower2cff.ts';
 import { BodyCfg } from '../../compiler/src/vectorize/cfg.ts';
 import { Divergence } from '../../compiler/src/vectorize/divergence.ts';
 import { LoopForest } from '../../compiler/src/vectorize/loops.ts';
@@ -18,10 +16,7 @@ function analyse(source: string): { div: Divergence; forest: LoopForest; param: 
   const sink = new DiagnosticSink();
   const fe = frontEnd([{ path: 'test.impala', text: source }], sink);
   if (!fe) throw new Error(sink.list.map((d) => d.message).join('\n'));
-  partialEvaluate(fe.world, { sink });
-  cleanup(fe.world);
-  lower2cff(fe.world, { sink });
-  cleanup(fe.world);
+  if (!runPasses(fe.world, { sink }, { before: 'vectorize' })) throw new Error(sink.list.map((d) => d.message).join('\n'));
   const call = reachable(fe.world).continuations.find((c) => c.hasBody && c.callee instanceof Continuation && c.callee.intrinsic === 'vectorize');
   const cfg = new BodyCfg(call!.arg(4) as Continuation);
   const forest = new LoopForest(cfg);

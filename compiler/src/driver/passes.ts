@@ -63,6 +63,8 @@ export interface PassRange {
   after?: PassName;
   /** Stop after the first pass of this name (default: at the end). */
   through?: PassName;
+  /** Stop before the first pass of this name: the World as that pass would receive it. */
+  before?: PassName;
 }
 
 /**
@@ -72,7 +74,7 @@ export interface PassRange {
  */
 export function runPasses(world: World, ctx: PassContext, range: PassRange = {}): boolean {
   const start = range.after === undefined ? 0 : indexOf(range.after) + 1;
-  const end = range.through === undefined ? PASSES.length : indexOf(range.through) + 1;
+  const end = range.before !== undefined ? indexOf(range.before) : range.through !== undefined ? indexOf(range.through) + 1 : PASSES.length;
   for (let i = start; i < end; i++) {
     const pass = PASSES[i]!;
     const ok = timed(ctx.timer, pass.name, () => pass.run(world, ctx));
