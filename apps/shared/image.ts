@@ -18,7 +18,7 @@ import type { Image } from '../../libs/image/image.ts';
 import { encodeImage, formatKeepsChannels, IMAGE_EXTENSIONS, type ImageFormat, imageFormatOf, readImage } from '../../libs/image/io.ts';
 import { type Boundary, BOUNDARIES, type ElementType, GPU_SCHEDULES, type Pipeline, SCHEDULES, SCHEDULE_DESCRIPTIONS } from '../../libs/image/variants.ts';
 import { during, integerFrom, progress } from './cli.ts';
-import { checkOutputPath, writeFileAtomic } from './output.ts';
+import { checkOutputPath, writeFileAtomic } from '@anydsl/compiler';
 
 /** Runs timed for --compare without --bench. */
 export const COMPARE_RUNS = 5;

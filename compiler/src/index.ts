@@ -4,5 +4,6 @@
 // imports for the compiler's own tests.
 export { type CompiledLibrary, CompileFailure, type CompileOptions, type CompileRequest, compile, type NativeFunction } from './driver/compile.ts';
 export { type BuildOptions, type BuildResult, buildProgram } from './driver/build.ts';
+export { checkOutputPath, replaceAtomic, writeFileAtomic } from './driver/output.ts';
 export type { CType, ExportedFn, OptLevel } from './driver/pipeline.ts';
 export { type Diagnostic, renderDiagnostics, type Severity, type SourceFile, type Span } from './syntax/diagnostics.ts';

@@ -1,6 +1,6 @@
 // buildProgram with the pipeline replaced by hand-written results: how each outcome of
 // the pipeline and the toolchain reaches the caller.
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import koffi from 'koffi';
 import { beforeEach, describe, expect, it, vi } from 'vitest';
@@ -93,12 +93,17 @@ describe('buildProgram', () => {
   it('reports an undefined external function as a link error, not a compiler bug', async () => {
     const ir = 'declare void @no_such_function()\ndefine i32 @main() {\n  call void @no_such_function()\n  ret i32 0\n}\n';
     vi.mocked(compileToLLVM).mockReturnValue(program({ llvm: ir }));
-    const output = path.join(tmp(), 'unlinked');
+    const dir = tmp();
+    const output = path.join(dir, 'unlinked');
+    // An earlier build the failed one must not destroy, nor leave a half-written file beside.
+    await writeFile(output, 'the previous build');
     const result = await buildProgram(sources, { kind: 'exe', output });
     expect(result.ok).toBe(false);
     if (result.ok) return;
     expect(result.rendered).toMatch(new RegExp(`^error: linking '${output}' failed:\nld\\.lld(-19)?: error: undefined symbol: no_such_function`));
     expect(result.rendered).not.toContain('internal compiler error');
+    expect(await readFile(output, 'utf8')).toBe('the previous build');
+    expect((await readdir(dir)).filter((f) => f.includes('unlinked'))).toEqual(['unlinked']);
   });
 
   it('refuses an executable without main and an output in a missing directory, keeping warnings', async () => {
@@ -111,7 +116,7 @@ describe('buildProgram', () => {
 
     const missingDir = path.join(tmp(), 'no', 'such', 'dir', 'x.ll');
     const noDir = await buildProgram(sources, { kind: 'llvm', output: missingDir });
-    expect(noDir.ok || noDir.rendered).toBe(`warning: unused variable\nerror: cannot write '${missingDir}': directory '${path.dirname(missingDir)}' does not exist`);
+    expect(noDir.ok || noDir.rendered).toBe(`warning: unused variable\nerror: cannot write '${missingDir}': no such directory '${path.dirname(missingDir)}'`);
   });
 
   it('builds a shared library', async () => {

@@ -1,11 +1,9 @@
 // One build of an Impala program to a file: the pipeline to LLVM IR, then either the
 // IR itself or the toolchain. User errors come back as diagnostics; anything thrown
 // on the way is a compiler bug and is reported as an internal compiler error.
-import { constants } from 'node:fs';
-import { access, stat, writeFile } from 'node:fs/promises';
-import path from 'node:path';
 import type { Diagnostic, SourceFile } from '../syntax/diagnostics.ts';
 import { renderDiagnostics } from '../syntax/diagnostics.ts';
+import { checkOutputPath, OutputError, replaceAtomic, writeFileAtomic } from './output.ts';
 import { compileToLLVM } from './pipeline.ts';
 import { type RuntimeArtifact, type RuntimeBuild, RuntimeBuildError, startRuntimeBuild } from './runtime-build.ts';
 import type { StageTimer } from './timings.ts';
@@ -42,6 +40,7 @@ export async function buildProgram(sources: SourceFile[], opts: BuildOptions): P
   const warnings = result.diagnostics;
   const unwritable = await checkWritable(opts.output);
   if (unwritable) return fail([...warnings, error(unwritable)]);
+  const output = opts.output;
 
   try {
     switch (opts.kind) {
@@ -55,11 +54,13 @@ export async function buildProgram(sources: SourceFile[], opts: BuildOptions): P
         if (!result.hasMain) {
           return fail([...warnings, error("cannot build an executable: the program has no 'main' function (use a shared library for a program without one)")]);
         }
-        await llvmToExecutable(result.llvm, opts.output, await runtimeReady(runtime!, opts.timer), { optLevel, targetCpu, timer: opts.timer });
+        const linked = await runtimeReady(runtime!, opts.timer);
+        await replaceAtomic(output, (tmp) => llvmToExecutable(result.llvm, tmp, linked, { optLevel, targetCpu, timer: opts.timer }));
         break;
       }
       case 'shared':
-        await llvmToSharedLibrary(result.llvm, opts.output, await runtimeReady(runtime!, opts.timer), { optLevel, targetCpu, timer: opts.timer });
+        const linked = await runtimeReady(runtime!, opts.timer);
+        await replaceAtomic(output, (tmp) => llvmToSharedLibrary(result.llvm, tmp, linked, { optLevel, targetCpu, timer: opts.timer }));
         break;
     }
   } catch (e) {
@@ -91,20 +92,19 @@ export function runtimeReady(build: RuntimeBuild, timer: StageTimer | undefined)
 /** Checked up front so a bad -o is a plain error, not a linker failure that looks like a compiler bug. */
 async function checkWritable(output: string): Promise<string | undefined> {
   if (output === '-') return undefined;
-  const dir = path.dirname(path.resolve(output));
   try {
-    if (!(await stat(dir)).isDirectory()) return `cannot write '${output}': '${dir}' is not a directory`;
-    await access(dir, constants.W_OK);
+    await checkOutputPath(output);
+    return undefined;
   } catch (e) {
-    const reason = (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'does not exist' : 'is not writable';
-    return `cannot write '${output}': directory '${dir}' ${reason}`;
+    if (e instanceof OutputError) return e.message;
+    throw e;
   }
-  return undefined;
 }
 
+/** Standard output for '-', otherwise the file, replaced only once complete. */
 async function writeOutput(output: string, text: string): Promise<void> {
   if (output === '-') process.stdout.write(text);
-  else await writeFile(output, text);
+  else await writeFileAtomic(output, text);
 }
 
 function error(message: string): Diagnostic {
@@ -120,7 +120,7 @@ export function internalError(e: unknown): Diagnostic {
 
 /** Sorts a failure after the pipeline into the environment's fault, the user's, or the compiler's. */
 export function toolchainError(e: unknown, output: string): Diagnostic {
-  if (e instanceof MissingToolchainError || e instanceof RuntimeBuildError) return error(e.message);
+  if (e instanceof MissingToolchainError || e instanceof RuntimeBuildError || e instanceof OutputError) return error(e.message);
   if (e instanceof LinkFailure) return error(`linking '${output}' failed:\n${linkerMessages(e.stderr)}`);
   if (e instanceof ToolFailure) return internalError(new Error(`clang rejected the generated LLVM IR: ${e.message}`));
   const code = (e as NodeJS.ErrnoException | undefined)?.code;

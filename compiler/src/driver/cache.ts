@@ -4,7 +4,7 @@
 // files in parallel), so every entry appears by an atomic rename, never half-written.
 import { createHash, randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
-import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rename } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -107,17 +107,4 @@ export async function makeScratchDir(parent: string): Promise<string> {
 export async function publishFile(finished: string, destination: string): Promise<void> {
   await mkdir(path.dirname(destination), { recursive: true });
   await rename(finished, destination);
-}
-
-export async function writeFileAtomic(destination: string, data: string | Uint8Array): Promise<void> {
-  const dir = path.dirname(destination);
-  await mkdir(dir, { recursive: true });
-  const tmp = path.join(dir, `.tmp-${process.pid}-${randomBytes(6).toString('hex')}-${path.basename(destination)}`);
-  try {
-    await writeFile(tmp, data);
-    await rename(tmp, destination);
-  } catch (e) {
-    await rm(tmp, { force: true });
-    throw e;
-  }
 }

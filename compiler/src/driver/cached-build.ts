@@ -2,12 +2,12 @@
 // (cache.ts), as compile() builds its libraries: the same sources, options, runtime and
 // compiler give the file back by a copy, without the pipeline or clang. The entry is the
 // built file plus meta.json with the build's warnings, which a hit reports again.
-import { randomBytes } from 'node:crypto';
-import { copyFile, readFile, rename, rm, stat } from 'node:fs/promises';
+import { copyFile, readFile, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Diagnostic, SourceFile } from '../syntax/diagnostics.ts';
 import { type BuildOptions, type BuildResult, buildProgram } from './build.ts';
-import { artifactKey, cacheRoot, makeScratchDir, nativeTarget, publishFile, writeFileAtomic } from './cache.ts';
+import { artifactKey, cacheRoot, makeScratchDir, nativeTarget, publishFile } from './cache.ts';
+import { replaceAtomic, writeFileAtomic } from './output.ts';
 import { buildRuntime } from './runtime-build.ts';
 
 interface EntryMeta {
@@ -51,15 +51,12 @@ async function readMeta(metaPath: string, artifact: string): Promise<EntryMeta |
   }
 }
 
-/** Copies through a temporary name next to `output`, so it never holds half a file; false when that fails. */
+/** Copies into place through replaceAtomic, so `output` never holds half a file; false when that fails. */
 async function copyInto(from: string, output: string): Promise<boolean> {
-  const tmp = path.join(path.dirname(output), `.${path.basename(output)}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
   try {
-    await copyFile(from, tmp);
-    await rename(tmp, output);
+    await replaceAtomic(output, (tmp) => copyFile(from, tmp));
     return true;
   } catch {
-    await rm(tmp, { force: true });
     return false;
   }
 }

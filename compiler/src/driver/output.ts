@@ -1,23 +1,28 @@
-// How every app writes its output files (images now; scenes, alignments and boards later)
-// without ever losing data: the path is checked before any work, so a bad -o fails at once
-// and not after a minute of compiling, and the bytes go to a temporary file beside the
-// target that is renamed over it only once they are on disk. A full disk, an error or an
-// interrupt leaves the target as it was and no temporary behind.
+// How every output file is written without ever losing data: the `impala` CLI's
+// executables, libraries and IR, the artifact cache's entries, and the apps' images (and
+// later scenes, alignments and boards; apps reach this through @anydsl/compiler). The path
+// is checked before any work, so a bad -o fails at once and not after a minute of
+// compiling, and the bytes go to a temporary file beside the target that is renamed over
+// it only once they are on disk. A full disk, an error or an interrupt leaves the target
+// as it was and no temporary behind.
 import { randomBytes } from 'node:crypto';
 import { constants, unlinkSync } from 'node:fs';
 import { access, lstat, open, realpath, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 
+/** A file that cannot be written: a one-line message naming it and why, for the user. */
+export class OutputError extends Error {}
+
 /**
  * Checks that `file` can be written before any work: its extension is one of `extensions`
- * (the format follows the extension), its directory exists and is writable, and it is not
- * a directory. Returns the path to write, the file a symbolic link points to when it is
- * one, so the link stays a link. Errors are one line naming the path and why.
+ * when given (the format follows the extension), its directory exists and is writable, and
+ * it is not a directory. Returns the path to write, the file a symbolic link points to when
+ * it is one, so the link stays a link. Errors are one line naming the path and why.
  */
-export async function checkOutputPath(file: string, extensions: readonly string[]): Promise<string> {
-  const fail = (why: string) => new Error(`cannot write '${file}': ${why}`);
+export async function checkOutputPath(file: string, extensions?: readonly string[]): Promise<string> {
+  const fail = (why: string) => new OutputError(`cannot write '${file}': ${why}`);
   const lower = file.toLowerCase();
-  if (!extensions.some((ext) => lower.endsWith(ext))) {
+  if (extensions && !extensions.some((ext) => lower.endsWith(ext))) {
     const ext = path.extname(file);
     throw fail(`${ext ? `'${ext}' is not` : 'a name without an extension is not'} an output format; the extension picks it: ${extensions.join(', ')}`);
   }
@@ -70,30 +75,53 @@ function onSignal(signal: NodeJS.Signals): void {
  * renamed over `file`; an existing file's permissions carry over. On failure the temporary
  * is removed, `file` is untouched and the error is one line naming it.
  */
-export async function writeFileAtomic(file: string, bytes: Uint8Array): Promise<void> {
-  const dir = path.dirname(file);
-  const tmp = path.join(dir, `.${path.basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
+export async function writeFileAtomic(file: string, bytes: string | Uint8Array): Promise<void> {
   const mode = (await stat(file).catch(() => undefined))?.mode;
-  if (pending.size === 0) for (const s of SIGNALS) process.on(s, onSignal);
-  pending.add(tmp);
-  try {
+  await replaceAtomic(file, async (tmp) => {
     const handle = await open(tmp, 'wx', 0o666);
     try {
       if (mode !== undefined) await handle.chmod(mode & 0o7777);
       await handle.writeFile(bytes);
-      await handle.sync();
     } finally {
       await handle.close();
     }
+  });
+}
+
+/**
+ * Replaces `file` with what `produce` writes to the temporary path it is given (clang's
+ * `-o`, a copy out of the cache), with writeFileAtomic's guarantees; the produced file
+ * keeps the permissions its producer gave it.
+ */
+export async function replaceAtomic(file: string, produce: (tmp: string) => Promise<void>): Promise<void> {
+  const dir = path.dirname(file);
+  const tmp = path.join(dir, `.${path.basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
+  if (pending.size === 0) for (const s of SIGNALS) process.on(s, onSignal);
+  pending.add(tmp);
+  try {
+    await produce(tmp);
+    await syncFile(tmp);
     await rename(tmp, file);
   } catch (e) {
     await rm(tmp, { force: true });
-    throw new Error(`cannot write '${file}': ${reason(e as NodeJS.ErrnoException)}`);
+    const code = (e as NodeJS.ErrnoException).code;
+    // Only the file system's own failures are about writing; a producer's (a linker's) stay theirs.
+    if (typeof code === 'string' && code.startsWith('E')) throw new OutputError(`cannot write '${file}': ${reason(e as NodeJS.ErrnoException)}`);
+    throw e;
   } finally {
     pending.delete(tmp);
     if (pending.size === 0) for (const s of SIGNALS) process.removeListener(s, onSignal);
   }
   await syncDirectory(dir);
+}
+
+async function syncFile(file: string): Promise<void> {
+  const handle = await open(file, 'r+');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
 }
 
 /** Makes the rename itself durable; a file system that cannot sync a directory has nothing to lose by it. */
