@@ -106,6 +106,12 @@ describe('buildProgram', () => {
     expect((await readdir(dir)).filter((f) => f.includes('unlinked'))).toEqual(['unlinked']);
   });
 
+  it('writes to a device as it is (-o /dev/null), where there is nothing to rename over', async () => {
+    vi.mocked(compileToLLVM).mockReturnValue(program({}));
+    const result = await buildProgram(sources, { kind: 'llvm', output: '/dev/null' });
+    expect(result.ok || result.rendered).toBe(true);
+  });
+
   it('refuses an executable without main and an output in a missing directory, keeping warnings', async () => {
     const warning = { severity: 'warning' as const, span: null, message: 'unused variable' };
     vi.mocked(compileToLLVM).mockReturnValue(program({ hasMain: false, diagnostics: [warning] }));

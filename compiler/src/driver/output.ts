@@ -6,9 +6,11 @@
 // it only once they are on disk. A full disk, an error or an interrupt leaves the target
 // as it was and no temporary behind.
 import { randomBytes } from 'node:crypto';
-import { constants, unlinkSync } from 'node:fs';
-import { access, lstat, open, realpath, rename, rm, stat } from 'node:fs/promises';
+import { constants, createReadStream, createWriteStream, unlinkSync } from 'node:fs';
+import { access, lstat, mkdtemp, open, realpath, rename, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
 
 /** A file that cannot be written: a one-line message naming it and why, for the user. */
 export class OutputError extends Error {}
@@ -35,7 +37,11 @@ export async function checkOutputPath(file: string, extensions?: readonly string
   }
   const entry = target === file ? existing : await stat(target);
   if (entry?.isDirectory()) throw fail('it is a directory');
-  if (entry && !entry.isFile()) throw fail('it is not a regular file');
+  // A device or a pipe (`-o /dev/null`, `-o /dev/stdout`) is written to as it is: nothing there to lose.
+  if (entry && !entry.isFile()) {
+    if (entry.isCharacterDevice() || entry.isFIFO()) return target;
+    throw fail('it is not a regular file');
+  }
   const dir = path.dirname(target);
   const dirEntry = await stat(dir).catch((e: NodeJS.ErrnoException) => e);
   if (dirEntry instanceof Error) throw fail(dirEntry.code === 'ENOENT' ? `no such directory '${dir}'` : `directory '${dir}': ${reason(dirEntry)}`);
@@ -94,6 +100,8 @@ export async function writeFileAtomic(file: string, bytes: string | Uint8Array):
  * keeps the permissions its producer gave it.
  */
 export async function replaceAtomic(file: string, produce: (tmp: string) => Promise<void>): Promise<void> {
+  const existing = await stat(file).catch(() => undefined);
+  if (existing && (existing.isCharacterDevice() || existing.isFIFO())) return streamInto(file, produce);
   const dir = path.dirname(file);
   const tmp = path.join(dir, `.${path.basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
   if (pending.size === 0) for (const s of SIGNALS) process.on(s, onSignal);
@@ -113,6 +121,18 @@ export async function replaceAtomic(file: string, produce: (tmp: string) => Prom
     if (pending.size === 0) for (const s of SIGNALS) process.removeListener(s, onSignal);
   }
   await syncDirectory(dir);
+}
+
+/** A device or pipe cannot be renamed over: the output is produced beside the program's temporary files, then streamed in. */
+async function streamInto(device: string, produce: (tmp: string) => Promise<void>): Promise<void> {
+  const scratch = await mkdtemp(path.join(tmpdir(), 'anydsl-out-'));
+  try {
+    const tmp = path.join(scratch, 'output');
+    await produce(tmp);
+    await pipeline(createReadStream(tmp), createWriteStream(device));
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
 }
 
 async function syncFile(file: string): Promise<void> {
