@@ -86,7 +86,7 @@ describe('division and remainder', () => {
       const source = printing('let z = one - 1;', ['print_i32(7)', `print_i32(7 ${op} z)`, 'print_i32(8)']);
       const stages = await mainAtEveryStage(source);
       for (const stage of ['emitted', 'pe', 'optimised'] as const) {
-        expect(stages[stage]).toMatch(/^7\n<interpreter error: integer division by zero \(i32 (div|rem)\) \(in .* at regression\.impala:4:19, after \d+ jumps\)>$/);
+        expect(stages[stage]).toBe('7\n<division by zero>');
       }
       expect(await native(source, 0)).toBe('7\n<SIGABRT: anydsl runtime error: integer division by zero>');
       expect(await native(source, 3)).toBe('7\n<SIGABRT: anydsl runtime error: integer division by zero>');

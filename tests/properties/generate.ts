@@ -3,9 +3,12 @@
 // LLVM leaves undefined but Impala defines (docs/language.md, "Defined semantics of
 // arithmetic") is generated at its edges: shifts by any amount (negative, the width
 // or more), MIN / -1 and MIN % -1, float to integer casts of NaN, infinities and
-// out-of-range values. What stops a program is guarded (division by zero: divisors
-// are odd; array indices out of bounds: masked), so the interpreter, the partial
-// evaluator and the native code at -O0 and -O3 must agree on every program. The output of a program depends on
+// out-of-range values. Divisors are odd: a zero divisor stops the program only where
+// its quotient is still computed, and the evaluator and the folder remove unused or
+// absorbed divisions (docs/language.md), so the interpreter right after emission would
+// stop where later stages do not. Array indices out of bounds are masked. The
+// interpreter, the partial evaluator and the native code at -O0 and -O3 must agree on
+// every program. The output of a program depends on
 // nothing but its text and its inputs: loops have small constant trip counts
 // (bounded by masks where the bound is dynamic), recursion has a bounded depth,
 // and floats are printed only after NaN is mapped to 0 (the sign of a NaN is not
