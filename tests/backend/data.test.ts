@@ -103,6 +103,43 @@ int main(void) { int a[] = {1, 2, 3, 4, 5}; printf("%d %d\\n", agg(10, 2), sum_p
     expect(runWithC(ir, '#include <stdio.h>\nfloat dot4(float);\nint main(void) { printf("%g\\n", dot4(2.0f)); return 0; }')).toBe('9.625\n');
   });
 
+  it('emits a splat as one shufflevector, and lanes picked from vectors at constant indices as a shuffle', () => {
+    const w = new World();
+    const i32 = w.prim('i32');
+    const f = func(w, 'shuffles', [i32], i32, true);
+    const [m, x, ret] = f.params;
+    const y = w.arith('mul', x!, w.litI32(3));
+    const splat = w.vector([y, y, y, y]);
+    const ramp = (scale: number) =>
+      w.arith('mul', w.vector(Array.from({ length: 8 }, (_, k) => w.arith('add', x!, w.litI32(k)))), w.vector(Array.from({ length: 8 }, () => w.litI32(scale))));
+    const a = ramp(1);
+    const b = ramp(10);
+    // Every other lane of a (a strided load's pattern), and lanes of two sources with a constant (a store's spread).
+    const even = w.vector([0, 2, 4, 6].map((k) => w.extract(a, k)));
+    const mixed = w.vector([w.extract(a, 1), w.extract(b, 3), w.litI32(7), w.extract(b, 0)]);
+    // Combined as vectors, so that no lane is read back from the vectors built above (which would fold).
+    const times = (v: Def, k: number) => w.arith('mul', v, w.vector([k, k, k, k].map((c) => w.litI32(c))));
+    const sum = w.arith('add', w.arith('add', splat, times(even, 100)), times(mixed, 10000));
+    const weighted = [0, 1, 2, 3].map((k) => w.arith('mul', w.extract(sum, k), w.litI32(k + 1))).reduce((p: Def, q) => w.arith('add', p, q));
+    f.jump(ret!, [m!, weighted]);
+    const ir = emitLLVM(w);
+    expect(ir).toMatch(/shufflevector <4 x i32> %\S+, <4 x i32> poison, <4 x i32> zeroinitializer/);
+    expect(ir).toMatch(/shufflevector <8 x i32> %\S+, <8 x i32> poison, <4 x i32> <i32 0, i32 2, i32 4, i32 6>/);
+    expect(ir).toMatch(/shufflevector <8 x i32> %\S+, <8 x i32> %\S+, <4 x i32> <i32 1, i32 11, i32 0, i32 8>/);
+    expect(ir).toMatch(/select <4 x i1> <i1 false, i1 false, i1 true, i1 false>, <4 x i32> <i32 undef, i32 undef, i32 7, i32 undef>/);
+    expect(ir).not.toContain('insertelement <4 x i32> %');
+    verifyIR(ir);
+    const expected = (xv: number) => {
+      const weigh = (v: number[]) => v.reduce((s, e, k) => s + e * (k + 1), 0);
+      const av = (k: number) => xv + k;
+      const bv = (k: number) => (xv + k) * 10;
+      return weigh([3 * xv, 3 * xv, 3 * xv, 3 * xv]) + 100 * weigh([0, 2, 4, 6].map(av)) + 10000 * weigh([av(1), bv(3), 7, bv(0)]);
+    };
+    const c = '#include <stdio.h>\nint shuffles(int);\nint main(void) { printf("%d %d\\n", shuffles(1), shuffles(2)); return 0; }';
+    expect(runWithC(ir, c)).toBe(`${expected(1)} ${expected(2)}\n`);
+    expect(runWithC(ir, c, '-O2')).toBe(`${expected(1)} ${expected(2)}\n`);
+  });
+
   it('emits variants as tagged payloads, globals, strings, casts and heap allocation', () => {
     const w = new World();
     const i32 = w.prim('i32');

@@ -262,6 +262,17 @@ function aggregate(cx: InstrContext, p: PrimOp): string {
   // A repeat_array reaches here only with a dynamic element (a constant one is a constant).
   const ops = p.tag === 'repeat_array' ? Array.from({ length: (p.type as DefiniteArrayType).dim }, () => p.op(0)) : p.ops;
   const isArray = p.tag === 'definite_array' || p.tag === 'repeat_array';
+  // The vectoriser's splats (one value in every lane) are most vectors: one insertelement
+  // and a shufflevector instead of one insertelement per lane keep the text, and LLVM's
+  // parsing of it, short.
+  if (p.tag === 'vector' && ops.length > 1 && dynamic(ops[0]!) && ops.every((o) => o === ops[0])) {
+    const first = cx.instr('vec', `insertelement ${ty} poison, ${cx.typed(ops[0]!)}, i64 0`);
+    return cx.instr('splat', `shufflevector ${ty} ${first}, ${ty} poison, <${ops.length} x i32> zeroinitializer`);
+  }
+  if (p.tag === 'vector') {
+    const shuffled = shuffle(cx, ty, ops);
+    if (shuffled) return shuffled;
+  }
   const skeleton = ops.map((o) => `${llvmType(o.type)} ${dynamic(o) ? 'undef' : cx.value(o)}`).join(', ');
   const open = p.tag === 'vector' ? '<' : isArray ? '[' : '{ ';
   const close = p.tag === 'vector' ? '>' : isArray ? ']' : ' }';
@@ -273,6 +284,45 @@ function aggregate(cx: InstrContext, p: PrimOp): string {
       : cx.instr('agg', `insertvalue ${ty} ${cur}, ${cx.typed(o)}, ${i}`);
   });
   return cur;
+}
+
+/**
+ * A vector whose lanes are elements of at most two vectors of one type at constant indices,
+ * or constants, as one shufflevector (and a select of the constant lanes): the strided
+ * accesses of the vectoriser pick every s-th element of a load, or spread lanes for a store,
+ * this way. Undefined otherwise.
+ */
+function shuffle(cx: InstrContext, ty: string, ops: readonly Def[]): string | undefined {
+  const sources: Def[] = [];
+  const picks: (number | undefined)[] = [];
+  for (const o of ops) {
+    if (isConstant(o)) {
+      picks.push(undefined);
+      continue;
+    }
+    if (!(o instanceof PrimOp) || o.tag !== 'extract' || !isVector(o.op(0).type)) return undefined;
+    const [source, at] = [o.op(0), o.op(1)];
+    if (!isLit(at)) return undefined;
+    const length = (source.type as PrimType | PtrVectorType).length;
+    const index = Number(at.payload);
+    if (!(index >= 0 && index < length)) return undefined;
+    let k = sources.indexOf(source);
+    if (k < 0) {
+      if (sources.length === 2 || (sources.length === 1 && sources[0]!.type !== source.type)) return undefined;
+      k = sources.push(source) - 1;
+    }
+    picks.push(k * length + index);
+  }
+  if (sources.length === 0) return undefined;
+  const sourceType = llvmType(sources[0]!.type);
+  const second = sources[1] ? cx.value(sources[1]) : 'poison';
+  const mask = picks.map((i) => `i32 ${i ?? 0}`).join(', ');
+  const picked = cx.instr('shuffle', `shufflevector ${sourceType} ${cx.value(sources[0]!)}, ${sourceType} ${second}, <${ops.length} x i32> <${mask}>`);
+  if (picks.every((i) => i !== undefined)) return picked;
+  const elem = llvmType(ops[0]!.type);
+  const isConstantLane = picks.map((i) => `i1 ${i === undefined}`).join(', ');
+  const constants = ops.map((o, i) => `${elem} ${picks[i] === undefined ? cx.value(o) : 'undef'}`).join(', ');
+  return cx.instr('vec', `select <${ops.length} x i1> <${isConstantLane}>, ${ty} <${constants}>, ${ty} ${picked}`);
 }
 
 const effectsWithValue = new Set(['load', 'alloc', 'enter']);
