@@ -146,6 +146,56 @@ describe('type errors', () => {
     expect(c.errors).toEqual(["5:17: cannot cast 'S' to 'i32'", "5:35: cannot cast '(i32, i32)' to 'i64'"]);
   });
 
+  it('reports bitcasts between types of different sizes or kinds, at the call', () => {
+    const c = check(`
+      fn generic[T](x: T) -> u32 { bitcast[u32](x) }
+      fn f(x: f32, p: &i32, v: simd[f32 * 4], s: (i32, i32)) -> () {
+        let a = bitcast[u32](1.5);
+        let b = bitcast[u64](x);
+        let c = bitcast[simd[u8 * 4]](v);
+        let d = bitcast[u32](true);
+        let e = bitcast[u64](p);
+        let g = bitcast[i64](s);
+        let ok = (bitcast[u32](x), bitcast[simd[i32 * 4]](v), bitcast[u64](simd[1, 2]), bitcast[&[u8]](p), bitcast[u32](-2), bitcast[(i32, i32)](s));
+      }
+    `);
+    expect(c.errors).toEqual([
+      "4:17: cannot bitcast 'f64' to 'u32': their sizes differ (64 and 32 bits)",
+      "5:17: cannot bitcast 'f32' to 'u64': their sizes differ (32 and 64 bits)",
+      "6:17: cannot bitcast 'simd[f32 * 4]' to 'simd[u8 * 4]': their sizes differ (128 and 32 bits)",
+      "7:17: cannot bitcast 'bool' to 'u32': bitcast reinterprets a number as a number of the same size, or a pointer as a pointer",
+      "8:17: cannot bitcast '&i32' to 'u64': bitcast reinterprets a number as a number of the same size, or a pointer as a pointer",
+      "9:17: cannot bitcast '(i32, i32)' to 'i64': bitcast reinterprets a number as a number of the same size, or a pointer as a pointer",
+    ]);
+  });
+
+  it('reports simd literals and types without lanes or with non-primitive ones', () => {
+    const c = check(`
+      fn f(v: simd[f32 * 0], w: simd[(i32, i32) * 2]) -> () {
+        let a = simd[];
+        let b: simd[&i32 * 4] = undef();
+        let c = simd[(1, 2)];
+      }
+    `);
+    expect(c.errors).toEqual([
+      "2:15: a simd type needs at least one lane",
+      "2:38: simd elements must be of primitive type, found '(i32, i32)'",
+      "3:17: a simd literal needs at least one element",
+      "4:21: simd elements must be of primitive type, found '&i32'",
+      "5:17: simd elements must be of primitive type, found '(i32, i32)'",
+    ]);
+  });
+
+  it("reserves link names starting with 'llvm.' to extern \"device\" declarations", () => {
+    const c = check(`
+      extern "C" { fn "llvm.smax.i32" smax(i32, i32) -> i32; fn "llvm_ok" fine() -> (); fn plain() -> (); }
+      extern "device" { fn "llvm.smin.i32" smin(i32, i32) -> i32; }
+    `);
+    expect(c.errors).toEqual([
+      `2:20: link name 'llvm.smax.i32' of extern "C" fn 'smax' is reserved: names starting with 'llvm.' are LLVM intrinsics, declared with extern "device"`,
+    ]);
+  });
+
   it('reports tuple index errors', () => {
     const c = check('fn f(t: (i32, f32), i: i32) -> () { let a = t(2); let b = t(i); let c = t(0, 1); }');
     expect(c.errors).toEqual([

@@ -3,6 +3,7 @@
 // `v(lane)`), which is a place read.
 import { type Def, type FnType, VariantType } from '../ir/index.ts';
 import type { ExprOf, FnDecl } from '../syntax/ast.ts';
+import { bitcastProblem } from '../sema/type-ops.ts';
 import { prune, type Type } from '../sema/types.ts';
 import { primopBuiltins } from './emitter.ts';
 import { dead, expr } from './expr.ts';
@@ -60,8 +61,13 @@ function builtin(fx: FnEmitter, e: ExprOf<'call'>, name: string, typeArgs: reado
   if (!fx.reachable) return dead(fx, e);
   const [a, b, c] = args;
   switch (name) {
-    case 'bitcast':
-      return w.bitcast(fx.ir(e.type!), a!);
+    case 'bitcast': {
+      // Sema checked the concrete bitcasts; this instance's type arguments may make one invalid.
+      const problem = bitcastProblem(fx.type(e.args[0]!.type!), fx.type(e.type!));
+      if (!problem) return w.bitcast(fx.ir(e.type!), a!);
+      fx.em.sink.error(e.span, problem);
+      return dead(fx, e);
+    }
     case 'select':
       return w.select(a!, b!, c!);
     case 'insert':

@@ -24,11 +24,11 @@ export function unaryExpr(fx: FnEmitter, e: ExprOf<'unary'>): Def {
       return expr(fx, e.operand);
     case '-': {
       const v = expr(fx, e.operand);
-      return w.arith('sub', negZero(w, v.type as PrimType), v);
+      return fx.reachable ? w.arith('sub', negZero(w, v.type as PrimType), v) : dead(fx, e);
     }
     case '!': {
       const v = expr(fx, e.operand);
-      return w.arith('xor', v, allOnes(w, v.type as PrimType));
+      return fx.reachable ? w.arith('xor', v, allOnes(w, v.type as PrimType)) : dead(fx, e);
     }
     case '*':
       return readPlace(fx, place(fx, e));
@@ -47,6 +47,7 @@ export function unaryExpr(fx: FnEmitter, e: ExprOf<'unary'>): Def {
     case '++':
     case '--': {
       const p = place(fx, e.operand);
+      if (!fx.reachable) return dead(fx, e);
       const old = readPlace(fx, p);
       const updated = w.arith(e.op === '++' ? 'add' : 'sub', old, one(w, old.type as PrimType));
       writePlace(fx, p, updated);

@@ -5,7 +5,7 @@
 import { type Def, isLit, isStatic } from '../ir/index.ts';
 import type { Expr, StaticDecl } from '../syntax/ast.ts';
 import { prune, type LocalBinding, type Type } from '../sema/types.ts';
-import { expr } from './expr.ts';
+import { dead, expr } from './expr.ts';
 import type { FnEmitter, Local } from './fn.ts';
 import type { SsaVar } from './ssa.ts';
 
@@ -15,7 +15,17 @@ export type Place =
   /** An rvalue; `addr` points to immutable memory holding it (the global of a static). */
   | { kind: 'value'; def: Def; addr: Def | null };
 
+/**
+ * What `e` designates. When part of it never returns (`*k(2)`, `k(2).f` with `k: fn(i32) -> !`:
+ * sema lets `!` stand for any type, as it does for every operand), the rest is unreachable and
+ * the place is a dead value of `e`'s type.
+ */
 export function place(fx: FnEmitter, e: Expr): Place {
+  const p = placeOf(fx, e);
+  return fx.reachable ? p : { kind: 'value', def: dead(fx, e), addr: null };
+}
+
+function placeOf(fx: FnEmitter, e: Expr): Place {
   switch (e.kind) {
     case 'path':
       if (e.res?.kind === 'local') return localPlace(fx, e.res.binding);
@@ -82,6 +92,7 @@ function project(fx: FnEmitter, base: Expr, index: (aggregate: Type) => Def): Pl
     return { kind: 'mem', ptr: w.lea(ptr, index(pointee)) };
   }
   const p = place(fx, base);
+  if (!fx.reachable) return p;
   const idx = index(t);
   switch (p.kind) {
     case 'var':

@@ -5,7 +5,7 @@ import type { Span } from '../syntax/diagnostics.ts';
 import type { Checker } from './checker.ts';
 import { autoDeref, checkCoerced, checkExpr, checkIndex } from './expr.ts';
 import { showType } from './infer.ts';
-import { directForm } from './type-ops.ts';
+import { bitcastProblem, directForm, someType } from './type-ops.ts';
 import { i32T, prune, unit, type Type } from './types.ts';
 
 const errorT: Type = { tag: 'error' };
@@ -24,6 +24,7 @@ export function checkCall(ck: Checker, e: ExprOf<'call'>): Type {
     // A continuation-passing fn called without its return continuation is a direct call.
     const f = directForm(t, e.args.length) ?? t;
     checkArgs(ck, e.args, f.params, e.span, isJump(e.callee));
+    if (isBitcast(e.callee) && f.params.length === 1 && f.ret) checkBitcastLater(ck, e, f.params[0]!, f.ret);
     return f.ret ?? neverT;
   }
   const inner = autoDeref(t);
@@ -44,6 +45,26 @@ export function checkCall(ck: Checker, e: ExprOf<'call'>): Type {
       for (const a of e.args) checkExpr(ck, a);
       return errorT;
   }
+}
+
+/** The compiler-known `bitcast` (the prelude's, or a user declaration standing for it). */
+function isBitcast(callee: Expr): boolean {
+  const r = callee.kind === 'path' ? callee.res : undefined;
+  return r?.kind === 'fn' && r.decl.abi === 'thorin' && r.decl.name.name === 'bitcast';
+}
+
+/**
+ * `bitcast[D](x)` needs D and x's type of the same size (type-ops.ts), known once literals
+ * have their types. Types holding a type parameter are left to emit, which checks each
+ * instance; unreachable and erroneous operands are skipped.
+ */
+function checkBitcastLater(ck: Checker, e: ExprOf<'call'>, from: Type, to: Type): void {
+  ck.u.finalCheck(() => {
+    const open = (t: Type) => someType(t, (x) => x.tag === 'param' || x.tag === 'var' || x.tag === 'error' || x.tag === 'never');
+    if (open(from) || open(to)) return;
+    const problem = bitcastProblem(from, to);
+    if (problem) ck.error(e.span, problem);
+  });
 }
 
 function isJump(e: Expr): boolean {

@@ -95,6 +95,11 @@ function checkItem(ck: Checker, item: Item | FnDecl): void {
       fnSig(ck, item);
       if (item.body) checkFnBody(ck, item);
       else if (!item.abi) ck.error(item.name.span, `fn '${item.name.name}' has no body`);
+      // LLVM treats every `llvm.` symbol as an intrinsic and checks its signature, which a C
+      // declaration knows nothing of; intrinsics are declared with `extern "device"`.
+      if (item.abi === 'C' && item.linkName?.startsWith('llvm.')) {
+        ck.error(item.span, `link name '${item.linkName}' of extern "C" fn '${item.name.name}' is reserved: names starting with 'llvm.' are LLVM intrinsics, declared with extern "device"`);
+      }
       if (item.exported && item.typeParams.length) ck.error(item.name.span, `exported fn '${item.name.name}' cannot be generic`);
       return;
     case 'static':

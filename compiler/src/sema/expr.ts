@@ -6,7 +6,7 @@ import type { Checker } from './checker.ts';
 import { checkBlockExpr, checkClosure, checkFor, checkIf, checkJump, checkMatch, checkWhile } from './control.ts';
 import { showType } from './infer.ts';
 import { checkIntLiteral, checkFloatLiteral } from './literals.ts';
-import { lowerType, resolveTypePath, entryResolution, pathText } from './lower.ts';
+import { checkSimdElem, lowerType, resolveTypePath, entryResolution, pathText } from './lower.ts';
 import { checkAssign, checkBinary, checkCast, checkUnary } from './ops.ts';
 import { resolveValuePath, resolveArgsLater } from './paths.ts';
 import { structFieldTypes } from './items.ts';
@@ -136,12 +136,14 @@ function checkArray(ck: Checker, e: ExprOf<'array'>, exp: Type | undefined): Typ
 }
 
 function checkSimd(ck: Checker, e: ExprOf<'simd'>): Type {
+  // A vector of no lanes has neither an element type nor an LLVM type.
+  if (e.elems.length === 0) {
+    ck.error(e.span, 'a simd literal needs at least one element');
+    return errorT;
+  }
   const elem = ck.u.fresh();
   for (const el of e.elems) ck.expect(el.span, checkExpr(ck, el, elem), elem, ' as simd element');
-  ck.u.finalCheck(() => {
-    const p = prune(elem);
-    if (p.tag !== 'prim' && p.tag !== 'error') ck.error(e.span, `simd elements must be of primitive type, found '${showType(p)}'`);
-  });
+  checkSimdElem(ck, elem, e.span);
   return { tag: 'simd', elem, size: e.elems.length };
 }
 

@@ -1,12 +1,14 @@
 // Type expressions to types, and the resolution of paths in type position.
 import type { Path, PathSegment, PrimName, TypeExpr } from '../syntax/ast.ts';
+import type { Span } from '../syntax/diagnostics.ts';
 import type { Checker } from './checker.ts';
 import { checkExpr } from './expr.ts';
 import { aliasType, typeParamsOf } from './items.ts';
 import { resolveArgsLater } from './paths.ts';
 import type { Frame, TypeEntry } from './scope.ts';
 import { substType, paramMap } from './type-ops.ts';
-import type { Resolution, Type } from './types.ts';
+import { showType } from './infer.ts';
+import { prune, type Resolution, type Type } from './types.ts';
 
 const primAliases: Record<string, PrimName> = {
   int: 'i32', uint: 'u32', half: 'f16', float: 'f32', double: 'f64',
@@ -26,8 +28,14 @@ export function lowerType(ck: Checker, te: TypeExpr): Type {
       const elem = lowerType(ck, te.elem);
       return te.size === null ? { tag: 'indefarray', elem } : { tag: 'array', elem, size: te.size };
     }
-    case 'simd':
-      return { tag: 'simd', elem: lowerType(ck, te.elem), size: te.size };
+    case 'simd': {
+      const elem = lowerType(ck, te.elem);
+      checkSimdElem(ck, elem, te.elem.span);
+      // A vector of no lanes has no LLVM type.
+      if (te.size > 0) return { tag: 'simd', elem, size: te.size };
+      ck.error(te.span, 'a simd type needs at least one lane');
+      return errorT;
+    }
     case 'ptr':
       return { tag: 'ptr', pointee: lowerType(ck, te.pointee), mutable: te.mutable, addrSpace: te.addrSpace };
     case 'owned':
@@ -49,6 +57,14 @@ export function lowerType(ck: Checker, te: TypeExpr): Type {
     case 'path':
       return lowerPathType(ck, te);
   }
+}
+
+/** The lanes of a simd vector (a type or a literal) are primitive values; checked once `elem` is inferred. */
+export function checkSimdElem(ck: Checker, elem: Type, span: Span): void {
+  ck.u.finalCheck(() => {
+    const p = prune(elem);
+    if (p.tag !== 'prim' && p.tag !== 'error') ck.error(span, `simd elements must be of primitive type, found '${showType(p)}'`);
+  });
 }
 
 function lowerPathType(ck: Checker, te: Extract<TypeExpr, { kind: 'path' }>): Type {

@@ -164,6 +164,10 @@ export function checkUnary(ck: Checker, e: ExprOf<'unary'>, exp: Type | undefine
       return t;
     }
     case '*': {
+      // `*k(2)` with `k: fn(i32) -> !` is accepted, as every operation on a '!' operand is here
+      // (fields, indexing, operators): what follows the call is unreachable and emit drops it
+      // (emit/place.ts). rustc rejects it (E0614) as it rejects those others; one rule for every
+      // operand keeps '!' a subtype of everything.
       const t = prune(checkExpr(ck, e.operand));
       if (t.tag === 'ptr' || t.tag === 'owned') return t.pointee;
       if (t.tag !== 'error' && t.tag !== 'never') ck.error(e.span, `type '${showType(t)}' cannot be dereferenced`);

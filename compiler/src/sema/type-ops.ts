@@ -1,8 +1,8 @@
 // Structural operations on source-level types that both sema and emit need:
 // substituting type parameters (instantiation, monomorphisation), equality and
-// a canonical key (for memoising instantiations).
+// a canonical key (for memoising instantiations), and which types `bitcast` relates.
 import type { TypeParam } from '../syntax/ast.ts';
-import { prune, type Type } from './types.ts';
+import { primBits, prune, typeToString, type Type } from './types.ts';
 
 /** Replaces `param` types by the types `map` assigns them; other parts are kept (pruned). */
 export function substType(t: Type, map: ReadonlyMap<TypeParam, Type>): Type {
@@ -115,6 +115,32 @@ export function someType(t: Type, f: (t: Type) => boolean): boolean {
     default:
       return false;
   }
+}
+
+/**
+ * Why `bitcast` cannot reinterpret a `from` as a `to` (a whole message), or null when it
+ * can. The rule is the IR verifier's for the `bitcast` primop: a type as itself, a number
+ * or simd vector of numbers as one of the same bit size, a pointer as a pointer. `bool`
+ * counts as no number: the interpreter defines no bit pattern for it. Sema checks concrete
+ * types; emit checks each instance of a generic fn, whose type parameters sema cannot size.
+ */
+export function bitcastProblem(from: Type, to: Type): string | null {
+  if (typeEquals(from, to)) return null;
+  const kind = (t: Type): { bits: number } | 'pointer' | null => {
+    const p = prune(t);
+    if (p.tag === 'ptr' || p.tag === 'owned') return 'pointer';
+    const elem = p.tag === 'simd' ? prune(p.elem) : p;
+    if (elem.tag !== 'prim' || elem.name === 'bool') return null;
+    return { bits: primBits(elem.name) * (p.tag === 'simd' ? p.size : 1) };
+  };
+  const f = kind(from);
+  const t = kind(to);
+  const what = `cannot bitcast '${typeToString(from)}' to '${typeToString(to)}'`;
+  if (f === 'pointer' && t === 'pointer') return null;
+  if (f === null || t === null || f === 'pointer' || t === 'pointer') {
+    return `${what}: bitcast reinterprets a number as a number of the same size, or a pointer as a pointer`;
+  }
+  return f.bits === t.bits ? null : `${what}: their sizes differ (${f.bits} and ${t.bits} bits)`;
 }
 
 export function isUnit(t: Type): boolean {
