@@ -186,13 +186,16 @@ describe('type errors', () => {
     ]);
   });
 
-  it("reserves link names starting with 'llvm.' to extern \"device\" declarations", () => {
+  it("reserves link names starting with 'llvm.' to extern \"device\" and rejects empty ones", () => {
     const c = check(`
       extern "C" { fn "llvm.smax.i32" smax(i32, i32) -> i32; fn "llvm_ok" fine() -> (); fn plain() -> (); }
       extern "device" { fn "llvm.smin.i32" smin(i32, i32) -> i32; }
+      extern "C" { fn "" nameless() -> (); fn "a\\0b" cut() -> (); }
     `);
     expect(c.errors).toEqual([
       `2:20: link name 'llvm.smax.i32' of extern "C" fn 'smax' is reserved: names starting with 'llvm.' are LLVM intrinsics, declared with extern "device"`,
+      "4:20: link name of fn 'nameless' must be a non-empty symbol without NUL characters",
+      "4:44: link name of fn 'cut' must be a non-empty symbol without NUL characters",
     ]);
   });
 

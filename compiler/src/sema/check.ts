@@ -95,11 +95,7 @@ function checkItem(ck: Checker, item: Item | FnDecl): void {
       fnSig(ck, item);
       if (item.body) checkFnBody(ck, item);
       else if (!item.abi) ck.error(item.name.span, `fn '${item.name.name}' has no body`);
-      // LLVM treats every `llvm.` symbol as an intrinsic and checks its signature, which a C
-      // declaration knows nothing of; intrinsics are declared with `extern "device"`.
-      if (item.abi === 'C' && item.linkName?.startsWith('llvm.')) {
-        ck.error(item.span, `link name '${item.linkName}' of extern "C" fn '${item.name.name}' is reserved: names starting with 'llvm.' are LLVM intrinsics, declared with extern "device"`);
-      }
+      if (item.linkName !== null) checkLinkName(ck, item, item.linkName);
       if (item.exported && item.typeParams.length) ck.error(item.name.span, `exported fn '${item.name.name}' cannot be generic`);
       return;
     case 'static':
@@ -121,6 +117,17 @@ function checkItem(ck: Checker, item: Item | FnDecl): void {
       return;
     default:
       return;
+  }
+}
+
+/** A link name (`fn "symbol" name`) must be a symbol LLVM can declare for this ABI. */
+function checkLinkName(ck: Checker, item: FnDecl, linkName: string): void {
+  if (linkName === '' || linkName.includes('\0')) {
+    ck.error(item.span, `link name of fn '${item.name.name}' must be a non-empty symbol without NUL characters`);
+  } else if (item.abi === 'C' && linkName.startsWith('llvm.')) {
+    // LLVM treats every `llvm.` symbol as an intrinsic and checks its signature, which a C
+    // declaration knows nothing of; intrinsics are declared with `extern "device"`.
+    ck.error(item.span, `link name '${linkName}' of extern "C" fn '${item.name.name}' is reserved: names starting with 'llvm.' are LLVM intrinsics, declared with extern "device"`);
   }
 }
 
