@@ -56,6 +56,7 @@ export function emitPrimOp(cx: InstrContext, p: PrimOp): void {
     case 'tuple': case 'struct_agg': case 'definite_array': case 'repeat_array': case 'vector':
       return cx.bind(p, aggregate(cx, p));
     case 'extract':
+      if (isVector(a!.type) && onlyShuffled(p)) return;
       return cx.bind(p, extract(cx, p, a!, b!));
     case 'insert':
       return cx.bind(p, insert(cx, p, a!, b!, c!));
@@ -265,14 +266,12 @@ function aggregate(cx: InstrContext, p: PrimOp): string {
   // The vectoriser's splats (one value in every lane) are most vectors: one insertelement
   // and a shufflevector instead of one insertelement per lane keep the text, and LLVM's
   // parsing of it, short.
-  if (p.tag === 'vector' && ops.length > 1 && dynamic(ops[0]!) && ops.every((o) => o === ops[0])) {
+  if (p.tag === 'vector' && isSplat(ops)) {
     const first = cx.instr('vec', `insertelement ${ty} poison, ${cx.typed(ops[0]!)}, i64 0`);
     return cx.instr('splat', `shufflevector ${ty} ${first}, ${ty} poison, <${ops.length} x i32> zeroinitializer`);
   }
-  if (p.tag === 'vector') {
-    const shuffled = shuffle(cx, ty, ops);
-    if (shuffled) return shuffled;
-  }
+  const plan = p.tag === 'vector' ? shufflePlan(ops) : undefined;
+  if (plan) return shuffle(cx, ty, ops, plan);
   const skeleton = ops.map((o) => `${llvmType(o.type)} ${dynamic(o) ? 'undef' : cx.value(o)}`).join(', ');
   const open = p.tag === 'vector' ? '<' : isArray ? '[' : '{ ';
   const close = p.tag === 'vector' ? '>' : isArray ? ']' : ' }';
@@ -286,13 +285,25 @@ function aggregate(cx: InstrContext, p: PrimOp): string {
   return cur;
 }
 
+/** One dynamic value in every lane. */
+function isSplat(ops: readonly Def[]): boolean {
+  return ops.length > 1 && !isErased(ops[0]!.type) && !isConstant(ops[0]!) && ops.every((o) => o === ops[0]);
+}
+
+/** Where each lane of a shuffled vector comes from: a source vector's element (index into both sources), or its constant operand. */
+interface ShufflePlan {
+  sources: Def[];
+  picks: (number | undefined)[];
+}
+
 /**
- * A vector whose lanes are elements of at most two vectors of one type at constant indices,
- * or constants, as one shufflevector (and a select of the constant lanes): the strided
- * accesses of the vectoriser pick every s-th element of a load, or spread lanes for a store,
- * this way. Undefined otherwise.
+ * A vector (not a splat) whose lanes are elements of at most two vectors of one type at
+ * constant indices, or constants: one shufflevector (and a select of the constant lanes).
+ * The strided accesses of the vectoriser pick every s-th element of a load, or spread
+ * lanes for a store, this way. Undefined for any other vector.
  */
-function shuffle(cx: InstrContext, ty: string, ops: readonly Def[]): string | undefined {
+function shufflePlan(ops: readonly Def[]): ShufflePlan | undefined {
+  if (isSplat(ops)) return undefined;
   const sources: Def[] = [];
   const picks: (number | undefined)[] = [];
   for (const o of ops) {
@@ -313,7 +324,10 @@ function shuffle(cx: InstrContext, ty: string, ops: readonly Def[]): string | un
     }
     picks.push(k * length + index);
   }
-  if (sources.length === 0) return undefined;
+  return sources.length > 0 ? { sources, picks } : undefined;
+}
+
+function shuffle(cx: InstrContext, ty: string, ops: readonly Def[], { sources, picks }: ShufflePlan): string {
   const sourceType = llvmType(sources[0]!.type);
   const second = sources[1] ? cx.value(sources[1]) : 'poison';
   const mask = picks.map((i) => `i32 ${i ?? 0}`).join(', ');
@@ -323,6 +337,15 @@ function shuffle(cx: InstrContext, ty: string, ops: readonly Def[]): string | un
   const isConstantLane = picks.map((i) => `i1 ${i === undefined}`).join(', ');
   const constants = ops.map((o, i) => `${elem} ${picks[i] === undefined ? cx.value(o) : 'undef'}`).join(', ');
   return cx.instr('vec', `select <${ops.length} x i1> <${isConstantLane}>, ${ty} <${constants}>, ${ty} ${picked}`);
+}
+
+/** A lane of a vector that only shuffles read (no instruction of its own: they pick it from the vector). */
+function onlyShuffled(p: PrimOp): boolean {
+  if (p.uses.size === 0) return false;
+  for (const { user } of p.uses.values()) {
+    if (!(user instanceof PrimOp) || user.tag !== 'vector' || !shufflePlan(user.ops)) return false;
+  }
+  return true;
 }
 
 const effectsWithValue = new Set(['load', 'alloc', 'enter']);
