@@ -97,6 +97,7 @@ function checkItem(ck: Checker, item: Item | FnDecl): void {
       else if (!item.abi) ck.error(item.name.span, `fn '${item.name.name}' has no body`);
       if (item.linkName !== null) checkLinkName(ck, item, item.linkName);
       if (item.exported && item.typeParams.length) ck.error(item.name.span, `exported fn '${item.name.name}' cannot be generic`);
+      else if (item.exported && item.body) checkExportedSignature(ck, item);
       return;
     case 'static':
       staticType(ck, item);
@@ -118,6 +119,28 @@ function checkItem(ck: Checker, item: Item | FnDecl): void {
     default:
       return;
   }
+}
+
+/**
+ * An `extern fn` is called from C (and from hosts through koffi), so what it takes and
+ * returns must have one C representation: numbers, bool and pointers. f16 has none in
+ * the C ABI LLVM targets; aggregates would need the platform's by-value struct rules.
+ */
+function checkExportedSignature(ck: Checker, item: FnDecl): void {
+  const sig = fnSig(ck, item);
+  const crossesC = (t: Type): boolean => {
+    const u = prune(t);
+    if (u.tag === 'error' || u.tag === 'ptr' || u.tag === 'owned') return true;
+    return u.tag === 'prim' && u.name !== 'f16';
+  };
+  const refuse = (span: Item['span'], what: string, t: Type) =>
+    ck.error(span, `exported fn '${item.name.name}' cannot ${what} of type '${showType(t)}': only numbers (not f16), bool and pointers cross the C ABI`);
+  item.params.forEach((p, i) => {
+    const t = sig.params[i];
+    if (t && !crossesC(t)) refuse(p.type?.span ?? p.span, 'take a parameter', t);
+  });
+  const ret = sig.ret && prune(sig.ret);
+  if (ret && !(ret.tag === 'tuple' && ret.elems.length === 0) && !crossesC(ret)) refuse(item.retType?.span ?? item.name.span, 'return a value', ret);
 }
 
 /** A link name (`fn "symbol" name`) must be a symbol LLVM can declare for this ABI. */
