@@ -5,6 +5,7 @@ import { type Graph, graphFrom } from '../ir/cfg.ts';
 import { Continuation, type Def } from '../ir/defs.ts';
 import { Scope } from '../ir/scope.ts';
 import { FnType } from '../ir/types.ts';
+import { CompileError } from '../syntax/diagnostics.ts';
 import { describe, fail } from './errors.ts';
 import { describeParams, type Program } from './program.ts';
 
@@ -73,6 +74,9 @@ function blockOf(fn: Continuation, scopes: Scope[], program: Program, d: Def): C
   return d;
 }
 
+/** What only a GPU backend can compile. */
+const GPU_INTRINSICS: ReadonlySet<string> = new Set(['cuda', 'nvvm', 'opencl', 'reserve_shared']);
+
 function classifyJump(
   fn: Continuation,
   callee: Def,
@@ -112,6 +116,11 @@ function classifyJump(
   if (callee instanceof Continuation && callee.isIntrinsic) {
     if (callee.intrinsic === 'atomic' || callee.intrinsic === 'cmpxchg') {
       return { kind: 'intrinsic', intrinsic: callee.intrinsic, args: callArgs, cont };
+    }
+    if (GPU_INTRINSICS.has(callee.intrinsic)) {
+      // A user's program, not a compiler bug: located, and saying what does run it.
+      const span = callee.span ?? fn.span;
+      throw new CompileError([{ severity: 'error', span, message: `'${fn.name}' uses the GPU ('${callee.intrinsic}'): GPU code generation is not implemented yet; only the IR interpreter runs GPU launches` }]);
     }
     fail(fn, `calls the intrinsic '${callee.intrinsic}', which transform/ must lower before code generation`);
   }
