@@ -1,7 +1,7 @@
 /*
  * The C ABI every compiled AnyDSL artifact links against. The backend emits calls
  * to exactly these symbols, so a signature change here is a change to the compiler's
- * contract with native code (see /work/shared/spec/IMPALA.md, "Runtime interface").
+ * contract with native code (docs/architecture.md, "The runtime").
  *
  * Device numbers are platform | (index << 4): platform 0 is the CPU, 1 CUDA, 2 OpenCL.
  */

@@ -1,5 +1,5 @@
 // Runs a batch of generated cases through every stage of the compiler and checks
-// that they agree (ARCHITECTURE.md, "The interpreter is the oracle"):
+// that they agree (docs/architecture.md, "Where things go": the interpreter is the oracle):
 //   emitted   the World right after emission, interpreted;
 //   pe        after the pass list's partial evaluator (observed through its hook), interpreted;
 //   optimised after the whole pass list (driver/passes.ts), interpreted;

@@ -83,7 +83,7 @@ fn traverse(bvh: Bvh) -> () {
 `;
 
 describe('corpus', () => {
-  it('the canonical examples of IMPALA.md parse', () => {
+  it('the canonical examples of the language parse', () => {
     const m = parseOk(canonical);
     expect(m.items.map((i) => (i as FnDecl).name.name)).toEqual(['pow', 'unroll_step', 'unroll', 'range', 'f']);
     const step = m.items[1] as FnDecl;

@@ -176,7 +176,7 @@ export class Param extends Def {
 /**
  * Compiler-known continuations. `branch`: args [mem, cond, then, else].
  * `match`: args [mem, value, otherwise, lit0, target0, lit1, target1, …].
- * The rest are the `extern "thorin"` functions of IMPALA.md; their args are the
+ * The rest are the `extern "thorin"` functions of the prelude (docs/language.md, "The prelude"); their args are the
  * Impala arguments with mem first and the return continuation last.
  */
 export type Intrinsic =

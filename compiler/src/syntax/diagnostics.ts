@@ -98,7 +98,7 @@ export class CompileError extends Error {
 
 /**
  * Renders as `file:line col c1 - c2: error: message`, then the source line and a caret
- * line under the span (IMPALA.md, Diagnostics).
+ * line under the span (the format README.md gives for the impala command).
  */
 export function renderDiagnostic(d: Diagnostic, sources: readonly SourceFile[]): string {
   if (!d.span || d.span.line === 0) return `${d.severity}: ${d.message}`;
