@@ -13,7 +13,7 @@ fn @(?n) pow(x: i32, n: i32) -> i32 {
 /** A body whose every copy prints one number: 13 + 7 i. */
 const g = `fn g(i: i32) -> () { anydsl_print_i32(i * 7 + 13) }`;
 
-describe('the partial-evaluation contract's examples (docs/language.md)', () => {
+describe('the examples of the partial-evaluation contract (docs/language.md)', () => {
   it('pow(y, 4) leaves exactly two multiplications and no call', () => {
     const p = new Program(`${pow}\nextern fn test(y: i32) -> i32 { pow(y, 4) }`);
     const ys = [[0n], [1n], [3n], [-7n], [1000n]];
