@@ -24,7 +24,8 @@ export function checkCall(ck: Checker, e: ExprOf<'call'>): Type {
     // A continuation-passing fn called without its return continuation is a direct call.
     const f = directForm(t, e.args.length) ?? t;
     checkArgs(ck, e.args, f.params, e.span, isJump(e.callee));
-    if (isBitcast(e.callee) && f.params.length === 1 && f.ret) checkBitcastLater(ck, e, f.params[0]!, f.ret);
+    if (isCompilerKnown(e.callee, 'bitcast') && f.params.length === 1 && f.ret) checkBitcastLater(ck, e, f.params[0]!, f.ret);
+    if (isCompilerKnown(e.callee, 'select') && f.params.length === 3 && e.args.length === 3) checkSelectLater(ck, e.args[0]!, f.params[0]!, f.params[1]!);
     return f.ret ?? neverT;
   }
   const inner = autoDeref(t);
@@ -47,10 +48,29 @@ export function checkCall(ck: Checker, e: ExprOf<'call'>): Type {
   }
 }
 
-/** The compiler-known `bitcast` (the prelude's, or a user declaration standing for it). */
-function isBitcast(callee: Expr): boolean {
+/** The compiler-known fn `name` (the prelude's, or a user declaration standing for it). */
+function isCompilerKnown(callee: Expr, name: string): boolean {
   const r = callee.kind === 'path' ? callee.res : undefined;
-  return r?.kind === 'fn' && r.decl.abi === 'thorin' && r.decl.name.name === 'bitcast';
+  return r?.kind === 'fn' && r.decl.abi === 'thorin' && r.decl.name.name === name;
+}
+
+/**
+ * `select(c, a, b)` picks whole values with a `bool` and lane by lane with a simd of bools
+ * as long as the operands (LLVM's `select`); the prelude's generic signature admits any
+ * condition, so the shape is checked once the types are known.
+ */
+function checkSelectLater(ck: Checker, cond: Expr, condT: Type, valueT: Type): void {
+  ck.u.finalCheck(() => {
+    const c = prune(condT);
+    const v = prune(valueT);
+    const open = (t: Type) => someType(t, (x) => x.tag === 'param' || x.tag === 'var' || x.tag === 'error' || x.tag === 'never');
+    if (open(c) || open(v)) return;
+    const isBool = (t: Type) => t.tag === 'prim' && t.name === 'bool';
+    if (isBool(c)) return;
+    if (c.tag === 'simd' && isBool(prune(c.elem)) && v.tag === 'simd' && v.size === c.size) return;
+    const lanes = v.tag === 'simd' ? ` or 'simd[bool * ${v.size}]'` : '';
+    ck.error(cond.span, `select's condition must be 'bool'${lanes}, not '${showType(c)}'`);
+  });
 }
 
 /**

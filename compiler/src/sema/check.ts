@@ -35,6 +35,7 @@ export function checkProgram(modules: Module[], sink: DiagnosticSink, options: C
   modules.forEach((m, i) => collectItems(m.items, i < preludeCount ? preludeFrame : userFrame, hooks));
   reconcileWithPrelude(ck, preludeFrame, userFrame);
   for (let item = ck.worklist.shift(); item; item = ck.worklist.shift()) checkItem(ck, item);
+  oneSignaturePerSymbol(ck);
 
   const mainEntry = userFrame.values.get('main') ?? preludeFrame.values.get('main');
   const main = mainEntry?.kind === 'fn' && mainEntry.decl.body ? mainEntry.decl : null;
@@ -76,6 +77,36 @@ function reconcileWithPrelude(ck: Checker, prelude: Frame, user: Frame): void {
       ck.error(u.name.span, `declaration of '${name}' does not match the prelude's '${sigText(ck, p)}'`);
     }
   }
+}
+
+/**
+ * A C symbol has one declaration in the LLVM module, so every extern "C" fn naming it must
+ * agree as LLVM declares it (signedness and pointee types do not show there); the second
+ * that does not is an error at its declaration.
+ */
+function oneSignaturePerSymbol(ck: Checker): void {
+  const first = new Map<string, { decl: FnDecl; shape: string }>();
+  for (const d of ck.externs) {
+    if (d.abi !== 'C' || ck.externAlias.has(d)) continue;
+    const symbol = d.linkName ?? d.name.name;
+    const sig = fnSig(ck, d);
+    if ([...sig.params, sig.ret].some((t) => t && prune(t).tag === 'error')) continue;
+    const shape = `(${sig.params.map(cShape).join(', ')}) -> ${sig.ret ? cShape(sig.ret) : '!'}`;
+    const seen = first.get(symbol);
+    if (!seen) first.set(symbol, { decl: d, shape });
+    else if (seen.shape !== shape) {
+      ck.error(d.span, `C symbol '${symbol}' is declared again with another signature: ${shape} here, ${seen.shape} at ${seen.decl.span.file}:${seen.decl.span.line}`);
+    }
+  }
+}
+
+/** A type as the C ABI sees it. */
+function cShape(t: Type): string {
+  const u = prune(t);
+  if (u.tag === 'ptr' || u.tag === 'owned') return 'ptr';
+  if (u.tag === 'tuple' && u.elems.length === 0) return 'void';
+  if (u.tag === 'prim' && u.name !== 'bool') return u.name.replace(/^u/, 'i');
+  return showType(u);
 }
 
 function sameSignature(ck: Checker, a: FnDecl, b: FnDecl): boolean {
