@@ -217,8 +217,7 @@ function placeInfo(ck: Checker, e: Expr): PlaceInfo {
       if (t.tag === 'fn' || t.tag === 'var') return undefined;
       return projection(ck, e.callee);
     }
-    case 'hlt':
-      return placeInfo(ck, e.expr);
+    // `$e` is e's value hidden from the evaluator, a value like any other: not a place.
     default:
       return undefined;
   }
