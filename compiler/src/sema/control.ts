@@ -53,6 +53,11 @@ function checkStmt(ck: Checker, s: Stmt, lets: Lets): boolean {
         if (!declared) t = it;
         diverges = prune(it).tag === 'never';
       }
+      // An indefinite array is only ever behind a pointer; as a variable it would need a size.
+      const init = s.init;
+      ck.u.finalCheck(() => {
+        if (unsizedByValue(t)) ck.error((init ?? s.pattern).span, `a value of type '${showType(prune(t))}' has no size known at compile time: bind a pointer to it instead`);
+      });
       // Collects the pattern's bindings, to catch a name bound twice in it.
       const bound = new Frame(null);
       bindPattern(ck, s.pattern, t, bound, false);
@@ -60,6 +65,15 @@ function checkStmt(ck: Checker, s: Stmt, lets: Lets): boolean {
       return diverges;
     }
   }
+}
+
+/** Whether `t` holds an indefinite array by value (not behind a pointer). */
+function unsizedByValue(t: Type): boolean {
+  const u = prune(t);
+  if (u.tag === 'indefarray') return true;
+  if (u.tag === 'tuple') return u.elems.some(unsizedByValue);
+  if (u.tag === 'array') return unsizedByValue(u.elem);
+  return false;
 }
 
 /**
