@@ -6,6 +6,7 @@ import { checkFnBody, checkStaticInit } from './bodies.ts';
 import { Checker } from './checker.ts';
 import { collectItems } from './collect.ts';
 import { showType } from './infer.ts';
+import { checkIntrinsicDeclaration } from './intrinsics.ts';
 import { aliasType, fnSig, sigType, staticType, structFieldTypes, variantFieldTypes } from './items.ts';
 import type { Program } from './program.ts';
 import { Frame } from './scope.ts';
@@ -178,6 +179,8 @@ function checkExportedSignature(ck: Checker, item: FnDecl): void {
 function checkLinkName(ck: Checker, item: FnDecl, linkName: string): void {
   if (linkName === '' || linkName.includes('\0')) {
     ck.error(item.span, `link name of fn '${item.name.name}' must be a non-empty symbol without NUL characters`);
+  } else if (item.abi === 'device') {
+    checkIntrinsicDeclaration(ck, item, linkName);
   } else if (item.abi === 'C' && linkName.startsWith('llvm.')) {
     // LLVM treats every `llvm.` symbol as an intrinsic and checks its signature, which a C
     // declaration knows nothing of; intrinsics are declared with `extern "device"`.

@@ -4,6 +4,7 @@
 // active lane.
 import { Continuation, type Def, type Intrinsic } from '../ir/defs.ts';
 import { FnType, PrimType } from '../ir/types.ts';
+import { ELEMENT_WISE_INTRINSICS } from '../sema/intrinsics.ts';
 
 export type LaneQuery = Extract<Intrinsic, 'lane_id' | 'num_lanes' | 'any' | 'all' | 'ballot' | 'extract' | 'broadcast'>;
 
@@ -12,13 +13,6 @@ const laneQueries: ReadonlySet<string> = new Set<LaneQuery>(['lane_id', 'num_lan
 export function isLaneQuery(d: Def): d is Continuation & { intrinsic: LaneQuery } {
   return d instanceof Continuation && laneQueries.has(d.intrinsic);
 }
-
-/** LLVM intrinsics that apply lane by lane and are overloaded on the vector type (`llvm.sqrt.v8f32`). */
-const elementWise = new Set([
-  'sqrt', 'fabs', 'floor', 'ceil', 'trunc', 'round', 'rint', 'nearbyint', 'exp', 'exp2', 'log', 'log2', 'log10',
-  'sin', 'cos', 'pow', 'fma', 'fmuladd', 'minnum', 'maxnum', 'minimum', 'maximum', 'copysign',
-  'smin', 'smax', 'umin', 'umax', 'abs', 'ctpop', 'ctlz', 'cttz', 'bitreverse', 'bswap',
-]);
 
 export interface MathIntrinsic {
   /** `llvm.<op>.` */
@@ -31,7 +25,8 @@ export interface MathIntrinsic {
 export function mathIntrinsic(callee: Def): MathIntrinsic | null {
   if (!(callee instanceof Continuation) || callee.cc !== 'device' || callee.hasBody) return null;
   const m = /^(llvm\.([a-z0-9]+)\.)(f16|f32|f64|i8|i16|i32|i64)$/.exec(callee.linkName ?? callee.name);
-  if (!m || !elementWise.has(m[2]!)) return null;
+  // The families that apply lane by lane, overloaded on the vector type (`llvm.sqrt.v8f32`).
+  if (!m || !ELEMENT_WISE_INTRINSICS.has(m[2]!)) return null;
   const params = callee.fnType.params;
   const ret = params[params.length - 1];
   const result = ret instanceof FnType ? ret.params[1] : undefined;
