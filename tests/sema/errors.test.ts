@@ -169,18 +169,23 @@ describe('type errors', () => {
     ]);
   });
 
-  it('reports simd literals and types without lanes or with non-primitive ones', () => {
+  it('reports simd literals and types with fewer than two lanes or with non-primitive ones', () => {
     const c = check(`
       fn f(v: simd[f32 * 0], w: simd[(i32, i32) * 2]) -> () {
         let a = simd[];
         let b: simd[&i32 * 4] = undef();
-        let c = simd[(1, 2)];
+        let c = simd[(1, 2), (3, 4)];
+        let d = simd[0.5f];
+        let e: simd[i32 * 1] = undef();
       }
     `);
     expect(c.errors).toEqual([
-      "2:15: a simd type needs at least one lane",
+      "2:15: a simd type needs at least two lanes",
       "2:38: simd elements must be of primitive type, found '(i32, i32)'",
-      "3:17: a simd literal needs at least one element",
+      "3:17: a simd literal needs at least two elements",
+      "6:17: a simd literal needs at least two elements",
+      "7:16: a simd type needs at least two lanes",
+      // Element types are checked once inferred, after the statements.
       "4:21: simd elements must be of primitive type, found '&i32'",
       "5:17: simd elements must be of primitive type, found '(i32, i32)'",
     ]);

@@ -136,9 +136,9 @@ function checkArray(ck: Checker, e: ExprOf<'array'>, exp: Type | undefined): Typ
 }
 
 function checkSimd(ck: Checker, e: ExprOf<'simd'>): Type {
-  // A vector of no lanes has neither an element type nor an LLVM type.
-  if (e.elems.length === 0) {
-    ck.error(e.span, 'a simd literal needs at least one element');
+  // A vector of no lanes has neither an element type nor an LLVM type; the IR's one-lane vector is its scalar.
+  if (e.elems.length < 2) {
+    ck.error(e.span, 'a simd literal needs at least two elements');
     return errorT;
   }
   const elem = ck.u.fresh();

@@ -31,9 +31,9 @@ export function lowerType(ck: Checker, te: TypeExpr): Type {
     case 'simd': {
       const elem = lowerType(ck, te.elem);
       checkSimdElem(ck, elem, te.elem.span);
-      // A vector of no lanes has no LLVM type.
-      if (te.size > 0) return { tag: 'simd', elem, size: te.size };
-      ck.error(te.span, 'a simd type needs at least one lane');
+      // A vector of no lanes has no LLVM type, and the IR's one-lane vector is its scalar.
+      if (te.size > 1) return { tag: 'simd', elem, size: te.size };
+      ck.error(te.span, 'a simd type needs at least two lanes');
       return errorT;
     }
     case 'ptr':
