@@ -242,9 +242,12 @@ export class FnEmitter {
     return w.extract(a, 1);
   }
 
-  /** A fresh stack slot of this activation. */
+  /** A fresh stack slot of this activation; in a pure context (no frame), the expression is not pure. */
   slot(t: IRType): Def {
-    if (!this.frameDef) throw new Error('internal: stack slot requested in a pure context');
+    if (!this.frameDef) throw new NotPure();
     return this.world.slot(this.frameDef, t);
   }
 }
+
+/** An expression emitted without a frame (a filter, a static initialiser) needed one: evalPure reports it as not pure. */
+export class NotPure extends Error {}

@@ -7,7 +7,7 @@ import type { Expr, TypeParam } from '../syntax/ast.ts';
 import type { Type } from '../sema/types.ts';
 import type { Emitter } from './emitter.ts';
 import { expr } from './expr.ts';
-import { type Body, FnEmitter } from './fn.ts';
+import { type Body, FnEmitter, NotPure } from './fn.ts';
 
 export function evalPure(
   em: Emitter,
@@ -20,7 +20,14 @@ export function evalPure(
   const scratch = w.continuation(w.fnType([w.mem]), 'pure');
   const count = w.continuations.size;
   const fx = new FnEmitter(em, body, scratch, tmap, parent, { frame: false, pure: true });
-  const v = expr(fx, e);
+  let v: Def;
+  try {
+    v = expr(fx, e);
+  } catch (err) {
+    if (!(err instanceof NotPure)) throw err;
+    w.forget(scratch);
+    return null;
+  }
   const pure = fx.cur === fx.entry && !scratch.hasBody && fx.mem === scratch.param(0) && w.continuations.size === count;
   w.forget(scratch);
   return pure ? v : null;
