@@ -4,7 +4,7 @@
 // files in parallel), so every entry appears by an atomic rename, never half-written.
 import { createHash, randomBytes } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
-import { mkdir, rename } from 'node:fs/promises';
+import { mkdir, readFile, rename, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -93,6 +93,17 @@ export function artifactKey(sources: readonly SourceFile[], options: Record<stri
  */
 export function nativeTarget(targetCpu: string): { targetCpu: string; hostCpu: string | undefined } {
   return { targetCpu, hostCpu: targetCpu === 'native' ? (os.cpus()[0]?.model ?? 'unknown') : undefined };
+}
+
+/** An entry's metadata when the entry is complete (meta.json, written last, and its artifact present); otherwise undefined. */
+export async function readEntryMeta<T>(metaPath: string, artifact: string): Promise<T | undefined> {
+  try {
+    const meta = JSON.parse(await readFile(metaPath, 'utf8')) as T;
+    await stat(artifact);
+    return meta;
+  } catch {
+    return undefined;
+  }
 }
 
 /** A fresh directory for in-progress work inside `parent`, on the same file system as the entry it will become. */

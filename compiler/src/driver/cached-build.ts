@@ -2,11 +2,11 @@
 // (cache.ts), as compile() builds its libraries: the same sources, options, runtime and
 // compiler give the file back by a copy, without the pipeline or clang. The entry is the
 // built file plus meta.json with the build's warnings, which a hit reports again.
-import { copyFile, readFile, rm, stat } from 'node:fs/promises';
+import { copyFile, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Diagnostic, SourceFile } from '../syntax/diagnostics.ts';
 import { type BuildOptions, type BuildResult, buildProgram } from './build.ts';
-import { artifactKey, cacheRoot, makeScratchDir, nativeTarget, publishFile } from './cache.ts';
+import { artifactKey, cacheRoot, makeScratchDir, nativeTarget, publishFile, readEntryMeta } from './cache.ts';
 import { replaceAtomic, writeFileAtomic } from './output.ts';
 import { buildRuntime } from './runtime-build.ts';
 
@@ -32,23 +32,13 @@ export async function buildThroughCache(sources: SourceFile[], opts: BuildOption
   const artifact = path.join(entry, opts.kind === 'exe' ? 'program' : 'lib.so');
   const metaPath = path.join(entry, 'meta.json');
 
-  const meta = await readMeta(metaPath, artifact);
+  const meta = await readEntryMeta<EntryMeta>(metaPath, artifact);
   // A hit that cannot be written (a missing directory, say) builds, so the error is the usual one.
   if (meta && (await copyInto(artifact, opts.output))) return { ok: true, output: opts.output, diagnostics: meta.diagnostics, cached: true };
 
   const result = await buildProgram(sources, opts);
   if (result.ok) await remember(entry, artifact, metaPath, opts.output, { diagnostics: result.diagnostics });
   return { ...result, cached: false };
-}
-
-async function readMeta(metaPath: string, artifact: string): Promise<EntryMeta | undefined> {
-  try {
-    const meta = JSON.parse(await readFile(metaPath, 'utf8')) as EntryMeta;
-    await stat(artifact);
-    return meta;
-  } catch {
-    return undefined;
-  }
 }
 
 /** Copies into place through replaceAtomic, so `output` never holds half a file; false when that fails. */

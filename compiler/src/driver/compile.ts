@@ -1,14 +1,13 @@
 // The TypeScript host's entry: compile Impala sources to a shared library through the
 // artifact cache and load it with koffi. A cache hit runs neither the pipeline nor clang:
 // the exported signatures are stored as JSON next to the library.
-import { readFile, rm, stat } from 'node:fs/promises';
-import os from 'node:os';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import koffi from 'koffi';
 import type { Diagnostic, SourceFile } from '../syntax/diagnostics.ts';
 import { renderDiagnostics } from '../syntax/diagnostics.ts';
 import { internalError, runtimeReady, toolchainError } from './build.ts';
-import { artifactKey, cacheRoot, makeScratchDir, publishFile } from './cache.ts';
+import { artifactKey, cacheRoot, makeScratchDir, nativeTarget, publishFile, readEntryMeta } from './cache.ts';
 import { writeFileAtomic } from './output.ts';
 import { compileToLLVM, type CType, type ExportedFn, type OptLevel } from './pipeline.ts';
 import { startRuntimeBuild } from './runtime-build.ts';
@@ -81,9 +80,7 @@ export async function compile(request: CompileRequest): Promise<CompiledLibrary>
   const key = artifactKey(sources, {
     kind: 'shared',
     optLevel,
-    targetCpu,
-    // 'native' means different code on different machines sharing one cache directory.
-    hostCpu: targetCpu === 'native' ? os.cpus()[0]?.model ?? 'unknown' : undefined,
+    ...nativeTarget(targetCpu),
     runtime: runtime.key,
   });
   const entry = path.join(cacheRoot(), 'lib', key.slice(0, 32));
@@ -91,7 +88,7 @@ export async function compile(request: CompileRequest): Promise<CompiledLibrary>
   const metaPath = path.join(entry, 'meta.json');
 
   if (!request.options?.peTrace) {
-    const meta = await readMeta(metaPath, libPath);
+    const meta = await readEntryMeta<CacheMeta>(metaPath, libPath);
     if (meta) {
       const timings = timer && [{ stage: 'cached', ms: performance.now() - lookupStart }];
       return loadLibrary(libPath, meta, true, timings);
@@ -120,16 +117,6 @@ export async function compile(request: CompileRequest): Promise<CompiledLibrary>
     throw failWith([...result.diagnostics, toolchainError(e, libPath)]);
   } finally {
     if (scratch) await rm(scratch, { recursive: true, force: true });
-  }
-}
-
-async function readMeta(metaPath: string, libPath: string): Promise<CacheMeta | undefined> {
-  try {
-    const meta = JSON.parse(await readFile(metaPath, 'utf8')) as CacheMeta;
-    await stat(libPath);
-    return meta;
-  } catch {
-    return undefined;
   }
 }
 
