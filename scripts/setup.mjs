@@ -1,5 +1,6 @@
 // Run before `npm start` and `npm test`: makes sure node_modules and the native toolchain
-// (clang-19, llc-19, ld.lld-19, TBB) are present. When nothing is missing it only checks
+// (clang-19, llc-19, ld.lld-19, TBB) and the OpenCL platform the GPU tests run on (PoCL, a CPU
+// device, through the ICD loader) are present. When nothing is missing it only checks
 // files and hashes three small manifests, so it costs milliseconds; it never spawns apt
 // or npm unless something is actually missing.
 import { spawnSync } from 'node:child_process';
@@ -9,7 +10,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const PACKAGES = ['clang-19', 'llvm-19', 'lld-19', 'libtbb-dev'];
+const PACKAGES = ['clang-19', 'llvm-19', 'lld-19', 'libtbb-dev', 'ocl-icd-libopencl1', 'pocl-opencl-icd'];
 const MANIFESTS = ['package.json', 'package-lock.json', 'compiler/package.json', 'apps/impala/package.json'];
 // Written after a successful install: the manifests' hash at that time.
 const STAMP = path.join(root, 'node_modules', '.anydsl-setup-stamp');
@@ -59,6 +60,8 @@ function missingNativeParts() {
   const multiarch = { x64: 'x86_64-linux-gnu', arm64: 'aarch64-linux-gnu' }[process.arch] ?? '';
   const libDirs = [`/usr/lib/${multiarch}`, '/usr/lib', '/usr/lib64', '/usr/local/lib'];
   if (!libDirs.some((d) => existsSync(path.join(d, 'libtbb.so')))) missing.push('libtbb.so');
+  if (!libDirs.some((d) => existsSync(path.join(d, 'libOpenCL.so.1')))) missing.push('the OpenCL ICD loader');
+  if (!existsSync('/etc/OpenCL/vendors/pocl.icd')) missing.push('PoCL');
   return missing;
 }
 
