@@ -4,6 +4,8 @@
  * contract with native code (docs/architecture.md, "The runtime").
  *
  * Device numbers are platform | (index << 4): platform 0 is the CPU, 1 CUDA, 2 OpenCL.
+ * The accelerator platforms are loaded with dlopen on first use (libcuda.so.1,
+ * libOpenCL.so.1), so an artifact loads and runs its CPU code on machines without them.
  */
 #ifndef ANYDSL_RUNTIME_H
 #define ANYDSL_RUNTIME_H
@@ -14,10 +16,42 @@
 extern "C" {
 #endif
 
+enum { ANYDSL_PLATFORM_HOST = 0, ANYDSL_PLATFORM_CUDA = 1, ANYDSL_PLATFORM_OPENCL = 2 };
+
+/* Device memory: on the CPU a 64-byte aligned block; on CUDA a device pointer
+ * (CUdeviceptr); on OpenCL a cl_mem handle. Only pointers returned here for that
+ * device may be passed to its kernels or copies. */
 void* anydsl_alloc(int32_t dev, int64_t size);
+/* Host memory the device reaches fast (pinned on CUDA, a host-visible buffer on OpenCL
+ * mapped for the host); an ordinary host pointer for every runtime function. */
+void* anydsl_alloc_host(int32_t dev, int64_t size);
+/* Memory both the host and the device address with the same pointer (managed on CUDA,
+ * fine-grained SVM on OpenCL where the device has it; the CPU's plain allocation on host). */
+void* anydsl_alloc_unified(int32_t dev, int64_t size);
 void anydsl_release(int32_t dev, void* ptr);
+/* Copies size bytes host<->device or device<->device; offsets are in bytes. */
 void anydsl_copy(int32_t dev_src, const void* src, int64_t offset_src,
                  int32_t dev_dst, void* dst, int64_t offset_dst, int64_t size);
+
+/* Launches kernel_name of the device program (PTX text for CUDA, OpenCL C source for
+ * OpenCL), built once per device and cached under program_key (unique and stable, e.g.
+ * the program's content hash). grid is the total number of work items per dimension
+ * (OpenCL's convention; CUDA's grid is grid / block), block the work-group size.
+ * args[i] points at the bytes (arg_sizes[i]) of argument i; arg_kinds[i] is 0 for a plain
+ * value and 1 for a device buffer returned by anydsl_alloc(dev, ...). The launch is
+ * asynchronous: anydsl_synchronize(dev) waits for it. */
+void anydsl_launch_kernel(int32_t dev, const char* program_key, const char* program, const char* kernel_name,
+                          const int32_t* grid, const int32_t* block, void** args, const int64_t* arg_sizes,
+                          const uint8_t* arg_kinds, int32_t num_args);
+void anydsl_synchronize(int32_t dev);
+
+/* "auto" | "cuda" | "opencl" | "host", or NULL for the ANYDSL_DEVICE environment variable
+ * (auto when unset): auto prefers an NVIDIA GPU (CUDA), then an OpenCL GPU, then any
+ * OpenCL device (PoCL's CPU device), then the host. An explicit platform that is not
+ * there stops the program with one line naming what to install. */
+int32_t anydsl_device_pick(const char* request);
+/* e.g. "OpenCL 0: Portable Computing Language, cpu-..."; the string lives as long as the program. */
+const char* anydsl_device_name(int32_t dev);
 
 void anydsl_print_i16(int16_t v);
 void anydsl_print_i32(int32_t v);
@@ -34,6 +68,8 @@ void anydsl_print_flush(void);
 
 int64_t anydsl_get_micro_time(void);
 int64_t anydsl_get_nano_time(void);
+/* Microseconds spent in device kernels so far (all devices; measured with profiling
+ * events on OpenCL and CUDA events on CUDA, counted once the kernel is synchronised). */
 int64_t anydsl_get_kernel_time(void);
 
 void anydsl_parallel_for(int32_t num_threads, int32_t lower, int32_t upper, void* args,
