@@ -1,0 +1,175 @@
+// The test oracle of the ray-tracing library: every ray against every triangle, with the
+// Möller–Trumbore ray–triangle test in float64 (so the reference is more accurate than any
+// float32 kernel it judges), and the agreement rule the acceptance tests, `trace --compare`
+// and the benchmark use to compare hits from two tracers.
+//
+// Conventions (the kernels follow the same ones):
+// - a ray hits triangle p at distance t when tmin ≤ t ≤ tmax and the barycentrics satisfy
+//   u ≥ 0, v ≥ 0, u + v ≤ 1 (edges and corners count); a degenerate (zero-area) triangle
+//   and a ray parallel to the triangle's plane never hit;
+// - closest hit: the smallest t; among equal t the smallest triangle index;
+// - any hit: prim is some hit triangle (the reference gives the first in index order), and
+//   only hit/miss is compared;
+// - a miss has prim -1 and t -1 (the text format's `-1 -1`).
+import type { Mesh } from './mesh.ts';
+
+/** The rays the reference reads: 8 floats per ray, ox oy oz dx dy dz tmin tmax (rays.ts's `Rays`). */
+export interface RayBatch {
+  readonly count: number;
+  readonly data: Float32Array;
+}
+
+/** What the reference writes (rays.ts's `Hits`): prim -1 and t -1 for a miss. */
+export interface HitBatch {
+  readonly prim: Int32Array;
+  readonly t: Float32Array;
+  readonly u?: Float32Array;
+  readonly v?: Float32Array;
+}
+
+/** A triangle's vertex and edges in float64, precomputed once per mesh. */
+export interface TriangleEdges {
+  readonly count: number;
+  /** 9 doubles per triangle: v0, e1 = v1 - v0, e2 = v2 - v0. */
+  readonly data: Float64Array;
+}
+
+export function triangleEdges(mesh: Mesh): TriangleEdges {
+  const p = mesh.positions, tri = mesh.triangles, n = mesh.triangleCount;
+  const data = new Float64Array(9 * n);
+  for (let i = 0; i < n; i++) {
+    const a = tri[3 * i]! * 3, b = tri[3 * i + 1]! * 3, c = tri[3 * i + 2]! * 3;
+    for (let k = 0; k < 3; k++) {
+      data[9 * i + k] = p[a + k]!;
+      data[9 * i + 3 + k] = p[b + k]! - p[a + k]!;
+      data[9 * i + 6 + k] = p[c + k]! - p[a + k]!;
+    }
+  }
+  return { count: n, data };
+}
+
+/** Result slot of `intersectTriangle`: t, u, v of the last hit. */
+export interface TriangleHit {
+  t: number;
+  u: number;
+  v: number;
+}
+
+/**
+ * Möller–Trumbore in float64: whether the ray (o, d) meets triangle `i` at tmin ≤ t ≤ tmax;
+ * on a hit, `out` holds t and the barycentrics of vertices 1 and 2.
+ */
+export function intersectTriangle(
+  edges: TriangleEdges, i: number,
+  ox: number, oy: number, oz: number, dx: number, dy: number, dz: number,
+  tmin: number, tmax: number, out: TriangleHit,
+): boolean {
+  const e = edges.data, o = 9 * i;
+  const e1x = e[o + 3]!, e1y = e[o + 4]!, e1z = e[o + 5]!;
+  const e2x = e[o + 6]!, e2y = e[o + 7]!, e2z = e[o + 8]!;
+  // p = d × e2, det = e1 · p
+  const px = dy * e2z - dz * e2y, py = dz * e2x - dx * e2z, pz = dx * e2y - dy * e2x;
+  const det = e1x * px + e1y * py + e1z * pz;
+  if (det === 0 || !Number.isFinite(det)) return false;
+  const inv = 1 / det;
+  const sx = ox - e[o]!, sy = oy - e[o + 1]!, sz = oz - e[o + 2]!;
+  const u = (sx * px + sy * py + sz * pz) * inv;
+  if (!(u >= 0 && u <= 1)) return false;
+  // q = s × e1
+  const qx = sy * e1z - sz * e1y, qy = sz * e1x - sx * e1z, qz = sx * e1y - sy * e1x;
+  const v = (dx * qx + dy * qy + dz * qz) * inv;
+  if (!(v >= 0 && u + v <= 1)) return false;
+  const t = (e2x * qx + e2y * qy + e2z * qz) * inv;
+  if (!(t >= tmin && t <= tmax)) return false;
+  out.t = t;
+  out.u = u;
+  out.v = v;
+  return true;
+}
+
+/** Every ray against every triangle: the closest hit, or with `anyHit` the first hit in index order. */
+export function traceBruteForce(mesh: Mesh, rays: RayBatch, options: { anyHit: boolean }): Required<HitBatch> {
+  const edges = triangleEdges(mesh);
+  const n = rays.count, r = rays.data;
+  const hits = { prim: new Int32Array(n), t: new Float32Array(n), u: new Float32Array(n), v: new Float32Array(n) };
+  const h: TriangleHit = { t: 0, u: 0, v: 0 };
+  for (let i = 0; i < n; i++) {
+    const ox = r[8 * i]!, oy = r[8 * i + 1]!, oz = r[8 * i + 2]!;
+    const dx = r[8 * i + 3]!, dy = r[8 * i + 4]!, dz = r[8 * i + 5]!;
+    const tmin = r[8 * i + 6]!;
+    let tmax = r[8 * i + 7]!;
+    let best = -1, bu = 0, bv = 0;
+    for (let p = 0; p < edges.count; p++) {
+      // Strictly closer only, so among equal t the smallest index stays.
+      if (intersectTriangle(edges, p, ox, oy, oz, dx, dy, dz, tmin, tmax, h) && (best < 0 || h.t < tmax)) {
+        best = p;
+        tmax = h.t;
+        bu = h.u;
+        bv = h.v;
+        if (options.anyHit) break;
+      }
+    }
+    hits.prim[i] = best;
+    hits.t[i] = best < 0 ? -1 : tmax;
+    hits.u[i] = best < 0 ? 0 : bu;
+    hits.v[i] = best < 0 ? 0 : bv;
+  }
+  return hits;
+}
+
+/** Relative tolerance of the tie rule: two distances this close are the same hit distance. */
+export const TIE_TOLERANCE = 1e-4;
+
+export interface HitDisagreement {
+  readonly ray: number;
+  readonly expected: { prim: number; t: number };
+  readonly actual: { prim: number; t: number };
+}
+
+/**
+ * Rays on which `actual` disagrees with the reference `expected`. Closest hit: the same
+ * triangle, or both miss, or a tie: a different triangle at t equal to the reference's
+ * within TIE_TOLERANCE relative, which the ray really meets there (checked in float64 with
+ * the same tolerance on the barycentrics, since a float32 kernel may take the neighbour
+ * across a shared edge). Any hit: the same hit/miss answer.
+ */
+export function compareHits(
+  mesh: Mesh, rays: RayBatch, expected: HitBatch, actual: HitBatch, options: { anyHit: boolean },
+): HitDisagreement[] {
+  const bad: HitDisagreement[] = [];
+  let edges: TriangleEdges | undefined;
+  for (let i = 0; i < rays.count; i++) {
+    const ep = expected.prim[i]!, ap = actual.prim[i]!;
+    let ok: boolean;
+    if (options.anyHit) ok = ep >= 0 === ap >= 0;
+    else if (ep === ap) ok = true;
+    else if (ep < 0 || ap < 0 || ap >= mesh.triangleCount) ok = false;
+    else {
+      const et = expected.t[i]!, at = actual.t[i]!;
+      const close = Math.abs(et - at) <= TIE_TOLERANCE * Math.max(Math.abs(et), 1e-6);
+      edges ??= triangleEdges(mesh);
+      ok = close && meetsNear(edges, ap, rays.data, i, et);
+    }
+    if (!ok) bad.push({ ray: i, expected: { prim: ep, t: expected.t[i]! }, actual: { prim: ap, t: actual.t[i]! } });
+  }
+  return bad;
+}
+
+/** Whether ray `i` meets triangle `p` near distance t, with the tie tolerance on the barycentrics. */
+function meetsNear(edges: TriangleEdges, p: number, r: Float32Array, i: number, t: number): boolean {
+  const e = edges.data, o = 9 * p;
+  const dx = r[8 * i + 3]!, dy = r[8 * i + 4]!, dz = r[8 * i + 5]!;
+  const e1x = e[o + 3]!, e1y = e[o + 4]!, e1z = e[o + 5]!;
+  const e2x = e[o + 6]!, e2y = e[o + 7]!, e2z = e[o + 8]!;
+  const px = dy * e2z - dz * e2y, py = dz * e2x - dx * e2z, pz = dx * e2y - dy * e2x;
+  const det = e1x * px + e1y * py + e1z * pz;
+  if (det === 0) return false;
+  const inv = 1 / det;
+  const sx = r[8 * i]! - e[o]!, sy = r[8 * i + 1]! - e[o + 1]!, sz = r[8 * i + 2]! - e[o + 2]!;
+  const u = (sx * px + sy * py + sz * pz) * inv;
+  const qx = sy * e1z - sz * e1y, qy = sz * e1x - sx * e1z, qz = sx * e1y - sy * e1x;
+  const v = (dx * qx + dy * qy + dz * qz) * inv;
+  const tt = (e2x * qx + e2y * qy + e2z * qz) * inv;
+  const eps = TIE_TOLERANCE;
+  return u >= -eps && v >= -eps && u + v <= 1 + eps && Math.abs(tt - t) <= eps * Math.max(Math.abs(t), 1e-6);
+}
