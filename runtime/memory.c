@@ -1,5 +1,13 @@
-#include "anydsl_runtime.h"
+/*
+ * Memory on every platform: host allocations directly, accelerator allocations through
+ * their platform, and a table of every accelerator allocation so that each later use
+ * (a copy, a release, a kernel argument) is checked against the device and the size it
+ * was made for: a host pointer passed as a buffer, a buffer of another device or a copy
+ * past the end is a clear error, never a driver crash or a silent wrong answer.
+ */
+#include "device.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -7,43 +15,193 @@
  * and stores on allocated buffers never straddle a line. */
 enum { ALIGNMENT = 64 };
 
-static const char* platform_name(int32_t dev) {
-    switch (dev & 0xF) {
-        case 0: return "CPU";
-        case 1: return "CUDA";
-        case 2: return "OpenCL";
-        default: return "unknown";
+static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
+static anydsl_buffer* table;
+static size_t table_len, table_cap;
+
+/* Whether ptr of this buffer is an address that may be offset (CUDA's device pointers,
+ * host and unified memory), rather than an opaque handle (an OpenCL cl_mem). */
+static int addressable(const anydsl_buffer* b) {
+    return (b->dev & 0xF) == ANYDSL_PLATFORM_CUDA || b->kind != ANYDSL_MEM_DEVICE;
+}
+
+/* The entry holding ptr: exactly its start, or inside an addressable one. Returns its
+ * index or -1; the caller holds the lock. Linear: programs hold few device buffers. */
+static long table_index(const void* ptr) {
+    const char* p = ptr;
+    for (size_t i = 0; i < table_len; i++)
+        if (table[i].ptr == ptr) return (long)i;
+    for (size_t i = 0; i < table_len; i++) {
+        const char* start = table[i].ptr;
+        if (addressable(&table[i]) && p > start && p < start + table[i].size) return (long)i;
     }
+    return -1;
 }
 
-static void require_cpu(int32_t dev, const char* what) {
-    if (dev != 0)
-        anydsl_fatal("%s: device %d (platform %s, index %d) is not supported yet; only the CPU (device 0) is",
-                     what, dev, platform_name(dev), dev >> 4);
+int anydsl_buffer_of(const void* ptr, anydsl_buffer* found, int64_t* inner) {
+    pthread_mutex_lock(&table_lock);
+    long i = table_index(ptr);
+    if (i >= 0) {
+        *found = table[i];
+        *inner = (const char*)ptr - (const char*)table[i].ptr;
+    }
+    pthread_mutex_unlock(&table_lock);
+    return i >= 0;
 }
 
-void* anydsl_alloc(int32_t dev, int64_t size) {
-    require_cpu(dev, "anydsl_alloc");
-    if (size < 0) anydsl_fatal("anydsl_alloc: negative size %lld", (long long)size);
+static void table_add(const anydsl_buffer* b) {
+    pthread_mutex_lock(&table_lock);
+    if (table_len == table_cap) {
+        size_t cap = table_cap ? 2 * table_cap : 64;
+        anydsl_buffer* grown = realloc(table, cap * sizeof *grown);
+        if (!grown) anydsl_device_fatal("out of host memory tracking %zu device buffers", table_len);
+        table = grown;
+        table_cap = cap;
+    }
+    table[table_len++] = *b;
+    pthread_mutex_unlock(&table_lock);
+}
+
+/* Removes the entry that starts at ptr; returns whether there was one. */
+static int table_take(const void* ptr, anydsl_buffer* taken) {
+    pthread_mutex_lock(&table_lock);
+    long i = table_index(ptr);
+    int found = i >= 0 && table[i].ptr == ptr;
+    if (found) {
+        *taken = table[i];
+        table[i] = table[--table_len];
+    }
+    pthread_mutex_unlock(&table_lock);
+    return found;
+}
+
+static void check_size(const char* what, int64_t size) {
+    if (size < 0) anydsl_device_fatal("%s: negative size %lld", what, (long long)size);
+}
+
+static void* host_alloc(const char* what, int64_t size) {
     void* ptr = NULL;
     /* A zero-byte request still returns a distinct, releasable pointer. */
     size_t bytes = size == 0 ? ALIGNMENT : (size_t)size;
     if (posix_memalign(&ptr, ALIGNMENT, bytes) != 0)
-        anydsl_fatal("anydsl_alloc: out of memory allocating %lld bytes", (long long)size);
+        anydsl_device_fatal("%s: out of memory allocating %lld bytes", what, (long long)size);
     return ptr;
 }
 
+static void* accelerator_alloc(const char* what, int32_t dev, int64_t size, uint8_t kind) {
+    const anydsl_platform* platform = anydsl_accelerator(dev, what);
+    /* Zero bytes still gives a distinct buffer (OpenCL refuses empty buffers); its
+     * recorded size stays 0, so any copy into it is out of bounds. */
+    anydsl_buffer b = {.size = size, .dev = dev, .kind = kind};
+    platform->alloc(dev >> 4, size == 0 ? 1 : size, &b);
+    b.size = size;
+    table_add(&b);
+    return b.ptr;
+}
+
+void* anydsl_alloc(int32_t dev, int64_t size) {
+    check_size("anydsl_alloc", size);
+    if (dev == 0) return host_alloc("anydsl_alloc", size);
+    return accelerator_alloc("anydsl_alloc", dev, size, ANYDSL_MEM_DEVICE);
+}
+
+void* anydsl_alloc_host(int32_t dev, int64_t size) {
+    check_size("anydsl_alloc_host", size);
+    if (dev == 0) return host_alloc("anydsl_alloc_host", size);
+    return accelerator_alloc("anydsl_alloc_host", dev, size, ANYDSL_MEM_HOST);
+}
+
+void* anydsl_alloc_unified(int32_t dev, int64_t size) {
+    check_size("anydsl_alloc_unified", size);
+    if (dev == 0) return host_alloc("anydsl_alloc_unified", size);
+    return accelerator_alloc("anydsl_alloc_unified", dev, size, ANYDSL_MEM_UNIFIED);
+}
+
 void anydsl_release(int32_t dev, void* ptr) {
-    require_cpu(dev, "anydsl_release");
-    free(ptr);
+    if (!ptr) return;
+    if (dev == 0) {
+        anydsl_buffer b;
+        int64_t inner;
+        if (anydsl_buffer_of(ptr, &b, &inner) && inner == 0)
+            anydsl_device_fatal("anydsl_release: the pointer is memory of %s, released as host memory (device 0)",
+                                anydsl_device_label(b.dev));
+        free(ptr);
+        return;
+    }
+    const anydsl_platform* platform = anydsl_accelerator(dev, "anydsl_release");
+    anydsl_buffer b;
+    if (!table_take(ptr, &b))
+        anydsl_device_fatal("anydsl_release: the pointer is not a buffer of %s (released twice, or a host pointer?)",
+                            anydsl_device_label(dev));
+    if (b.dev != dev) {
+        table_add(&b);
+        anydsl_device_fatal("anydsl_release: the pointer is memory of %s, released as memory of %s",
+                            anydsl_device_label(b.dev), anydsl_device_label(dev));
+    }
+    platform->release(dev >> 4, &b);
+}
+
+/* One side of a copy: host-addressable memory, or a range of a device buffer. */
+typedef struct {
+    char* host;
+    const anydsl_platform* platform;
+    anydsl_buffer buffer;
+    int64_t offset;
+} place;
+
+static place resolve(int32_t dev, const void* ptr, int64_t offset, int64_t size, const char* role) {
+    place p = {0};
+    if (offset < 0) anydsl_device_fatal("anydsl_copy: negative %s offset %lld", role, (long long)offset);
+    anydsl_buffer b;
+    int64_t inner = 0;
+    int known = anydsl_buffer_of(ptr, &b, &inner);
+    if (dev == 0) {
+        if (known && b.kind == ANYDSL_MEM_DEVICE)
+            anydsl_device_fatal("anydsl_copy: the %s is a buffer of %s, not host memory (device 0)", role,
+                                anydsl_device_label(b.dev));
+        if (known) anydsl_accelerator(b.dev, "anydsl_copy")->synchronize(b.dev >> 4);
+        p.host = (char*)ptr + offset;
+        return p;
+    }
+    p.platform = anydsl_accelerator(dev, "anydsl_copy");
+    if (!known || b.dev != dev)
+        anydsl_device_fatal("anydsl_copy: the %s is not a buffer of %s (a host pointer?)", role,
+                            anydsl_device_label(dev));
+    if (offset > b.size - inner || size > b.size - inner - offset)
+        anydsl_device_fatal("anydsl_copy: %lld bytes at offset %lld do not fit the %s, %lld bytes of %s",
+                            (long long)size, (long long)(inner + offset), role, (long long)b.size,
+                            anydsl_device_label(dev));
+    if (b.kind != ANYDSL_MEM_DEVICE) {
+        /* Kernels may still be writing host-visible memory: the copy must see their result. */
+        p.platform->synchronize(dev >> 4);
+        p.host = (char*)ptr + offset;
+        return p;
+    }
+    p.buffer = b;
+    p.offset = inner + offset;
+    return p;
 }
 
 void anydsl_copy(int32_t dev_src, const void* src, int64_t offset_src,
                  int32_t dev_dst, void* dst, int64_t offset_dst, int64_t size) {
-    require_cpu(dev_src, "anydsl_copy (source)");
-    require_cpu(dev_dst, "anydsl_copy (destination)");
-    if (size < 0) anydsl_fatal("anydsl_copy: negative size %lld", (long long)size);
+    if (size < 0) anydsl_device_fatal("anydsl_copy: negative size %lld", (long long)size);
+    place from = resolve(dev_src, src, offset_src, size, "source");
+    place to = resolve(dev_dst, dst, offset_dst, size, "destination");
     if (size == 0) return;
-    /* memmove: programs copy between overlapping parts of one buffer (shifting a row). */
-    memmove((char*)dst + offset_dst, (const char*)src + offset_src, (size_t)size);
+    if (from.host && to.host) {
+        /* memmove: programs copy between overlapping parts of one buffer (shifting a row). */
+        memmove(to.host, from.host, (size_t)size);
+    } else if (to.host) {
+        from.platform->read(from.buffer.dev >> 4, &from.buffer, from.offset, to.host, size);
+    } else if (from.host) {
+        to.platform->write(to.buffer.dev >> 4, from.host, &to.buffer, to.offset, size);
+    } else if (from.buffer.dev == to.buffer.dev) {
+        to.platform->copy(to.buffer.dev >> 4, &from.buffer, from.offset, &to.buffer, to.offset, size);
+    } else {
+        /* Different devices (or platforms): through the host. */
+        char* staging = host_alloc("anydsl_copy", size);
+        from.platform->read(from.buffer.dev >> 4, &from.buffer, from.offset, staging, size);
+        to.platform->write(to.buffer.dev >> 4, staging, &to.buffer, to.offset, size);
+        free(staging);
+    }
 }

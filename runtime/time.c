@@ -11,6 +11,3 @@ int64_t anydsl_get_nano_time(void) {
 }
 
 int64_t anydsl_get_micro_time(void) { return anydsl_get_nano_time() / 1000; }
-
-/* No accelerator platform is wired up yet, so no kernel has ever run. */
-int64_t anydsl_get_kernel_time(void) { return 0; }

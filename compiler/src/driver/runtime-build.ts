@@ -13,8 +13,9 @@ const runtimeSourceDir = path.join(repoRoot, 'runtime');
 
 const C_FLAGS = ['-std=c11', '-D_POSIX_C_SOURCE=200809L', '-O2', '-fPIC', '-Wall', '-Wextra', '-Werror'];
 const CXX_FLAGS = ['-std=c++17', '-O2', '-fPIC', '-Wall', '-Wextra', '-Werror'];
-/** What the runtime itself needs at link time: TBB for `parallel`, libstdc++ for the C++ part. */
-export const RUNTIME_LINK_FLAGS = ['-ltbb', '-lstdc++', '-lpthread', '-lm'] as const;
+/** What the runtime itself needs at link time: TBB for `parallel`, libstdc++ for the C++ part, libdl for
+ * loading the CUDA and OpenCL drivers at run time (nothing of theirs is linked). */
+export const RUNTIME_LINK_FLAGS = ['-ltbb', '-lstdc++', '-lpthread', '-lm', '-ldl'] as const;
 
 export interface RuntimeArtifact extends RuntimeLink {
   /** Hash of the runtime sources and build flags; artifacts that link the runtime include it in their keys. */
