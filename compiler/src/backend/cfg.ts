@@ -5,7 +5,6 @@ import { type Graph, graphFrom } from '../ir/cfg.ts';
 import { Continuation, type Def } from '../ir/defs.ts';
 import { Scope } from '../ir/scope.ts';
 import { FnType } from '../ir/types.ts';
-import { CompileError } from '../syntax/diagnostics.ts';
 import { describe, fail } from './errors.ts';
 import { describeParams, type Program } from './program.ts';
 
@@ -24,7 +23,7 @@ export type Terminator =
   /** `args` are the call's arguments without the return continuation (mem included). */
   | { kind: 'call'; callee: Def; calleeType: FnType; args: readonly Def[]; cont: CallCont }
   /** Compiler-known operations the backend implements directly (they return like calls). */
-  | { kind: 'intrinsic'; intrinsic: 'atomic' | 'cmpxchg'; args: readonly Def[]; cont: CallCont };
+  | { kind: 'intrinsic'; intrinsic: 'atomic' | 'cmpxchg' | 'reserve_shared'; args: readonly Def[]; cont: CallCont };
 
 /** The blocks of one function and how each ends; dominators and loops of its `graph` come from ir/cfg.ts. */
 export class CFG {
@@ -74,9 +73,6 @@ function blockOf(fn: Continuation, scopes: Scope[], program: Program, d: Def): C
   return d;
 }
 
-/** What only a GPU backend can compile. */
-const GPU_INTRINSICS: ReadonlySet<string> = new Set(['cuda', 'nvvm', 'opencl', 'reserve_shared']);
-
 function classifyJump(
   fn: Continuation,
   callee: Def,
@@ -114,13 +110,8 @@ function classifyJump(
   const cont = returns ? callCont(fn, args[args.length - 1]!, asBlock) : ({ kind: 'none' } as const);
   const callArgs = returns ? args.slice(0, -1) : args;
   if (callee instanceof Continuation && callee.isIntrinsic) {
-    if (callee.intrinsic === 'atomic' || callee.intrinsic === 'cmpxchg') {
+    if (callee.intrinsic === 'atomic' || callee.intrinsic === 'cmpxchg' || callee.intrinsic === 'reserve_shared') {
       return { kind: 'intrinsic', intrinsic: callee.intrinsic, args: callArgs, cont };
-    }
-    if (GPU_INTRINSICS.has(callee.intrinsic)) {
-      // A user's program, not a compiler bug: located, and saying what does run it.
-      const span = callee.span ?? fn.span;
-      throw new CompileError([{ severity: 'error', span, message: `'${fn.name}' uses the GPU ('${callee.intrinsic}'): GPU code generation is not implemented yet; only the IR interpreter runs GPU launches` }]);
     }
     fail(fn, `calls the intrinsic '${callee.intrinsic}', which transform/ must lower before code generation`);
   }

@@ -2,7 +2,7 @@
 // post-order, block params as phis (or plain aliases when a block has a single
 // predecessor), the scheduled primops, and a terminator per block.
 import { Continuation, type Def, type Param, type PrimOp, isLit } from '../ir/defs.ts';
-import { TupleType } from '../ir/types.ts';
+import { IndefiniteArrayType, PtrType, TupleType } from '../ir/types.ts';
 import type { CallCont, Target, Terminator } from './cfg.ts';
 import { describe, fail } from './errors.ts';
 import { type InstrContext, emitPrimOp } from './llvm-primops.ts';
@@ -186,6 +186,10 @@ class FunctionEmitter implements InstrContext {
         return;
       }
       case 'intrinsic': {
+        if (term.intrinsic === 'reserve_shared') {
+          this.continueWith(term.cont, 'ptr addrspace(3)', this.reserveShared(term), fromLabel);
+          return;
+        }
         const { type, rhs } = this.atomic(term);
         this.continueCall(term.cont, type, rhs, fromLabel);
         return;
@@ -226,6 +230,11 @@ class FunctionEmitter implements InstrContext {
   private continueCall(cont: CallCont, retType: string, call: string, fromLabel: string): void {
     const result = retType === 'void' ? null : `%${this.locals.fresh('call')}`;
     this.line(result ? `${result} = ${call}` : call);
+    this.continueWith(cont, retType, result, fromLabel);
+  }
+
+  /** Goes on where `cont` says with `result` (of type `retType`; null for void) as the value returned. */
+  private continueWith(cont: CallCont, retType: string, result: string | null, fromLabel: string): void {
     switch (cont.kind) {
       case 'block':
         this.edge(fromLabel, cont.block, result ? [{ type: retType, value: result }] : []);
@@ -249,6 +258,16 @@ class FunctionEmitter implements InstrContext {
     else if (this.sig.ret === 'void') this.line('ret void');
     else if (this.mod.isMain(this.fn)) this.line('ret i32 0');
     else this.fail(`returns nothing from a function returning ${this.sig.ret}`);
+  }
+
+  /** `reserve_shared[T](n)`: the address of a block-shared array of n elements; n must be known at compile time. */
+  private reserveShared(term: Extract<Terminator, { kind: 'intrinsic' }>): string {
+    const [, n] = term.args;
+    const result = (term.cont.kind === 'block' ? term.cont.block.params[1]?.type : undefined) ?? null;
+    if (!isLit(n!)) this.fail('reserve_shared with a size that is not known at compile time');
+    const pointee = result instanceof PtrType ? result.pointee : null;
+    if (!(pointee instanceof IndefiniteArrayType)) this.fail('reserve_shared must return to a block that takes the array');
+    return this.mod.sharedArray(llvmType(pointee.elem), Number(n.payload as bigint), this.fn);
   }
 
   /**

@@ -30,7 +30,15 @@ export class ModuleContext {
   /** Private functions of the backend's own (the division-by-zero check), by what they do. */
   private readonly helpers = new Map<string, { ref: string; lines: string[] }>();
 
-  constructor(readonly program: Program) {
+  /** Module-level lines after the functions (metadata such as NVVM's kernel annotations). */
+  private readonly trailer: string[] = [];
+  private sharedCount = 0;
+
+  constructor(
+    readonly program: Program,
+    /** Code for a GPU (NVPTX): no C runtime to call, kernels, block-shared memory. */
+    readonly device = false,
+  ) {
     // External symbols keep their names; claim them before any internal name is made up.
     for (const f of program.functions.filter((c) => c.external)) {
       const name = f.linkName ?? f.name;
@@ -97,6 +105,22 @@ export class ModuleContext {
     }
   }
 
+  /**
+   * A block-shared array of `count` elements of `elem` (address space 3), for one
+   * `reserve_shared` call: module-level, so every work item of a block sees the same one.
+   */
+  sharedArray(elem: string, count: number, fn: Continuation): string {
+    if (!this.device) fail(fn, 'reserve_shared outside a GPU kernel');
+    const ref = `@${this.names.fresh(`shared.${this.sharedCount++}`)}`;
+    this.globalLines.push(`${ref} = internal addrspace(3) global [${count} x ${elem}] undef, align 16`);
+    return ref;
+  }
+
+  /** Adds a module-level line after the functions (metadata). */
+  addTrailer(line: string): void {
+    this.trailer.push(line);
+  }
+
   /** `@name` of a global, defining it on first use. */
   global(g: PrimOp, fn: Continuation | null): string {
     let ref = this.globals.get(g);
@@ -159,12 +183,15 @@ export class ModuleContext {
     }
   }
 
-  text(moduleName: string, triple: string, functions: readonly string[]): string {
-    const out = [`; ModuleID = '${moduleName}'`, `source_filename = "${moduleName}"`, `target triple = "${triple}"`, ''];
+  text(moduleName: string, triple: string, functions: readonly string[], dataLayout?: string): string {
+    const out = [`; ModuleID = '${moduleName}'`, `source_filename = "${moduleName}"`];
+    if (dataLayout) out.push(`target datalayout = "${dataLayout}"`);
+    out.push(`target triple = "${triple}"`, '');
     if (this.globalLines.length) out.push(...this.globalLines, '');
     if (this.declarations.size) out.push(...this.declarations.values(), '');
     out.push(functions.join('\n\n'));
     for (const h of this.helpers.values()) out.push('', ...h.lines);
+    if (this.trailer.length) out.push('', ...this.trailer);
     return `${out.join('\n')}\n`;
   }
 }

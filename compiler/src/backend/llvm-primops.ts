@@ -171,6 +171,21 @@ function boolsOf(t: PrimType): string {
  * Always inlined, so the division after it is only reached with a non-zero divisor.
  */
 function divisionCheck(cx: InstrContext): string {
+  if (cx.mod.device) {
+    // A GPU has no C runtime to report with: the kernel traps, and the launch fails.
+    const trap = cx.mod.requireRuntime('llvm.trap', 'void', []);
+    return cx.mod.helper('anydsl.division_check', (ref) => [
+      `define private void ${ref}(i1 %zero) alwaysinline {`,
+      'entry:',
+      '  br i1 %zero, label %trap, label %ok',
+      'trap:',
+      `  call void ${trap}()`,
+      '  unreachable',
+      'ok:',
+      '  ret void',
+      '}',
+    ]);
+  }
   const fatal = cx.mod.requireRuntime('anydsl_fatal', 'void', ['ptr', '...']);
   return cx.mod.helper('anydsl.division_check', (ref) => {
     const text = 'integer division by zero';
@@ -436,6 +451,7 @@ function alloc(cx: InstrContext, p: PrimOp, count: Def): string {
     const wide = t.bits === 64 ? cx.value(count) : cx.instr('count', `${t.isSigned ? 'sext' : 'zext'} ${cx.typed(count)} to i64`);
     size = cx.instr('size', `mul i64 ${wide}, ${elemSize}`);
   }
+  if (cx.mod.device) cx.fail('allocates heap memory in a GPU kernel');
   const fn = cx.mod.requireRuntime('anydsl_alloc', 'ptr', ['i32', 'i64']);
   return cx.instr('alloc', `call ptr ${fn}(i32 0, i64 ${size})`);
 }

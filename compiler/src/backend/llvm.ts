@@ -1,5 +1,7 @@
-// The CPU backend: a World in control-flow form as textual LLVM 19 IR.
+// The CPU backend: a World in control-flow form as textual LLVM 19 IR (its GPU kernels
+// go to nvvm.ts and opencl.ts).
 import type { World } from '../ir/world.ts';
+import { isKernel } from '../transform/kernels.ts';
 import { emitFunction } from './llvm-function.ts';
 import { ModuleContext } from './llvm-module.ts';
 import { collectProgram } from './program.ts';
@@ -16,7 +18,8 @@ export interface LLVMOptions {
  * (see ir/README.md), never emitting invalid LLVM.
  */
 export function emitLLVM(world: World, opts: LLVMOptions = {}): string {
-  const roots = [...world.continuations].filter((c) => c.external && c.hasBody);
+  // GPU kernels are exported too, to the device backends (nvvm.ts, opencl.ts).
+  const roots = [...world.continuations].filter((c) => c.external && c.hasBody && !isKernel(c));
   const mod = new ModuleContext(collectProgram(roots));
   const functions = mod.program.functions.map((f) => emitFunction(mod, f));
   return mod.text(opts.moduleName ?? 'anydsl', opts.targetTriple ?? 'x86_64-pc-linux-gnu', functions);

@@ -15,12 +15,13 @@ import { partialEvaluate, type PeOptions } from '../pe/index.ts';
 import type { DiagnosticSink } from '../syntax/diagnostics.ts';
 import { cleanup } from '../transform/cleanup.ts';
 import { closureConvert } from '../transform/closure_convert.ts';
+import { extractKernels } from '../transform/kernels.ts';
 import { lower2cff } from '../transform/lower2cff.ts';
 import { lowerParallel } from '../transform/lower_parallel.ts';
 import { vectorizeAll } from '../vectorize/index.ts';
 import { type StageTimer, timed } from './timings.ts';
 
-export type PassName = 'pe' | 'cleanup' | 'lower2cff' | 'vectorize' | 'parallel' | 'closure-convert';
+export type PassName = 'pe' | 'cleanup' | 'lower2cff' | 'kernels' | 'vectorize' | 'parallel' | 'closure-convert';
 
 export interface PassContext {
   sink: DiagnosticSink;
@@ -49,6 +50,8 @@ export const PASSES: readonly Pass[] = [
   { name: 'pe', run: (world, ctx) => partialEvaluate(world, { ...ctx.pe, sink: ctx.sink }) },
   cleanupPass,
   { name: 'lower2cff', run: (world, ctx) => lower2cff(world, { sink: ctx.sink, budget: ctx.specialisationBudget }) },
+  cleanupPass,
+  { name: 'kernels', run: (world, ctx) => extractKernels(world, ctx.sink) },
   cleanupPass,
   { name: 'vectorize', run: (world, ctx) => vectorizeAll(world, ctx.sink) },
   cleanupPass,

@@ -1,5 +1,6 @@
 // The compilation pipeline from Impala sources to LLVM IR text:
-// syntax -> sema -> emit -> ir World -> the pass list (passes.ts) -> backend.
+// syntax -> sema -> emit -> ir World -> the pass list (passes.ts) -> device code
+// (device-code.ts, for GPU kernels) -> backend.
 // The driver (build, compile, CLI) only talks to the compiler through this module.
 import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -13,6 +14,8 @@ import { FnType, PrimType, PtrType, type IRType } from '../ir/types.ts';
 import type { Continuation } from '../ir/defs.ts';
 import { emitLLVM } from '../backend/llvm.ts';
 import { printWorld } from '../ir/printer.ts';
+import { kernelsOf } from '../transform/kernels.ts';
+import { buildDevicePrograms, type DeviceProgram } from './device-code.ts';
 import { runPasses } from './passes.ts';
 import { type StageTimer, timed } from './timings.ts';
 
@@ -44,6 +47,8 @@ export type PipelineResult =
       ok: true;
       /** Textual LLVM 19 IR (opaque pointers). Defines `main` with the C signature when the program has one. */
       llvm: string;
+      /** The device programs of the GPU launches (PTX, OpenCL C), also embedded in `llvm`. */
+      device: DeviceProgram[];
       /** The CPS graph IR after all transformations, as printed by --emit-ir; only with `printIr`. */
       irText?: string;
       exports: ExportedFn[];
@@ -94,10 +99,12 @@ export function compileToLLVM(sources: readonly SourceFile[], opts: FrontendOpti
     const { world, emitted } = front;
     const trace = opts.peTrace ? (line: string) => process.stderr.write(`${line}\n`) : undefined;
     if (!runPasses(world, { sink, pe: { trace }, timer: opts.timer })) return { ok: false, diagnostics: sink.list };
+    const device = kernelsOf(world).length ? timed(opts.timer, 'device-code', () => buildDevicePrograms(world)) : [];
     const llvm = timed(opts.timer, 'llvm-text', () => emitLLVM(world, { moduleName: sources[0]?.path ?? 'impala' }));
     return {
       ok: true,
       llvm,
+      device,
       irText: opts.printIr ? printWorld(world) : undefined,
       exports: emitted.exports.map(exportedSignature),
       hasMain: emitted.main !== null,

@@ -59,6 +59,9 @@ const runtime: Record<string, ExternFn> = {
     if (bytes < 0) throw new InterpError(`anydsl_alloc of ${bytes} bytes`);
     return new Pointer(untypedBlock(bytes, `anydsl_alloc(${bytes})`), []);
   },
+  // Host-visible and unified memory are host memory to the interpreter, like every device buffer.
+  anydsl_alloc_host: (ctx, args, callee) => runtime.anydsl_alloc!(ctx, args, callee),
+  anydsl_alloc_unified: (ctx, args, callee) => runtime.anydsl_alloc!(ctx, args, callee),
   anydsl_release: (_ctx, [, p]) => {
     const ptr = pointer(p, 'anydsl_release');
     if (ptr.block) {

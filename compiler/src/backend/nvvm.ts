@@ -1,0 +1,28 @@
+// The NVVM backend: the kernels of `cuda` and `nvvm` launches (transform/kernels.ts) as
+// LLVM 19 IR for NVPTX, the CPU backend's emitter with the target's triple and data
+// layout. Kernels are marked by `nvvm.annotations` (LLVM 19's NVPTX backend reads the
+// kernel property there); `reserve_shared` arrays are module-level globals in address
+// space 3; the work-item queries and the barrier are the `llvm.nvvm.*` intrinsics the
+// prelude declares. Pointers stay generic (address space 0): a device pointer the CUDA
+// driver hands out is a valid generic address, so kernels take buffers as plain `ptr`.
+// The driver turns the text into PTX with llc-19 and checks it with ptxas
+// (driver/device-code.ts).
+import type { Continuation } from '../ir/defs.ts';
+import { emitFunction } from './llvm-function.ts';
+import { ModuleContext } from './llvm-module.ts';
+import { symbol } from './names.ts';
+import { collectProgram } from './program.ts';
+
+export const NVPTX_TRIPLE = 'nvptx64-nvidia-cuda';
+/** LLVM's NVPTX64 layout: 64-bit pointers in every address space, as ir/layout.ts's X86_64 target. */
+export const NVPTX_DATA_LAYOUT = 'e-i64:64-i128:128-v16:16-v32:32-n16:32:64';
+
+/** The device module of `kernels` (exported `device` continuations named as their kernels). */
+export function emitNVVM(kernels: readonly Continuation[], moduleName = 'anydsl_nvvm'): string {
+  const mod = new ModuleContext(collectProgram(kernels), true);
+  const functions = mod.program.functions.map((f) => emitFunction(mod, f));
+  const annotations = kernels.map((k, i) => `!${i} = !{ptr @${symbol(k.linkName ?? k.name)}, !"kernel", i32 1}`);
+  mod.addTrailer(`!nvvm.annotations = !{${kernels.map((_, i) => `!${i}`).join(', ')}}`);
+  for (const a of annotations) mod.addTrailer(a);
+  return mod.text(moduleName, NVPTX_TRIPLE, functions, NVPTX_DATA_LAYOUT);
+}

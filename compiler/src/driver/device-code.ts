@@ -1,0 +1,113 @@
+// Device code: after the last pass, the kernels that transform/kernels.ts extracted are
+// compiled per target and embedded in the host module. NVVM kernels become LLVM IR for
+// NVPTX (backend/nvvm.ts) and PTX through llc-19 for `sm_90` (the newest architecture
+// LLVM 19 and CUDA 12+ share; the CUDA driver JIT-compiles PTX for the device present),
+// which ptxas assembles at build time when it is on the PATH, so a kernel the GPU would
+// reject is a compile error here and not a failure at run time. OpenCL kernels become
+// OpenCL C source (backend/opencl.ts), which the OpenCL driver compiles at run time.
+//
+// The text of each target's program goes into the two placeholder globals the host's
+// launches point at (its content hash as the program key, and the program), so the host
+// library carries its kernels and the artifact cache holds both as one file.
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { accessSync, constants, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { emitNVVM } from '../backend/nvvm.ts';
+import { emitOpenCL } from '../backend/opencl.ts';
+import type { World } from '../ir/world.ts';
+import { CompileError, type Span } from '../syntax/diagnostics.ts';
+import { cString, type DeviceTarget, kernelContinuations, programGlobals } from '../transform/kernels.ts';
+import { findToolchain } from './toolchain.ts';
+
+/** The architecture PTX is generated and checked for when no device says otherwise. */
+export const PTX_ARCH = 'sm_90';
+
+export interface DeviceProgram {
+  target: DeviceTarget;
+  /** The kernels' names, in launch order. */
+  kernels: string[];
+  /** What the runtime loads: PTX for nvvm, OpenCL C source for opencl. */
+  code: string;
+  /** The NVVM IR the PTX came from (nvvm only). */
+  llvm?: string;
+}
+
+/** Compiles every target's kernels in `world` and embeds each program in the host code. Throws CompileError. */
+export function buildDevicePrograms(world: World): DeviceProgram[] {
+  const programs: DeviceProgram[] = [];
+  for (const target of ['nvvm', 'opencl'] as const) {
+    const kernels = kernelContinuations(world, target);
+    if (!kernels.length) continue;
+    const names = kernels.map((k) => k.linkName!);
+    if (target === 'nvvm') {
+      const llvm = emitNVVM(kernels);
+      const code = ptxOf(llvm, kernels[0]!.span);
+      checkPtx(code, kernels[0]!.span);
+      programs.push({ target, kernels: names, code, llvm });
+    } else {
+      programs.push({ target, kernels: names, code: emitOpenCL(kernels) });
+    }
+    embed(world, programs[programs.length - 1]!);
+  }
+  return programs;
+}
+
+function embed(world: World, program: DeviceProgram): void {
+  const globals = programGlobals(world, program.target);
+  if (!globals) return;
+  const key = `${program.target}-${createHash('sha256').update(program.code).digest('hex').slice(0, 32)}`;
+  world.replace(globals.key, world.global(cString(world, key), false, `anydsl_${program.target}_program_key`));
+  world.replace(globals.program, world.global(cString(world, program.code), false, `anydsl_${program.target}_program`));
+}
+
+function located(span: Span | null, message: string): CompileError {
+  return new CompileError([{ severity: 'error', span, message }]);
+}
+
+/** PTX of NVVM IR, from llc-19; what llc refuses (a math function NVPTX has no instruction for) is a located error. */
+function ptxOf(llvm: string, span: Span | null): string {
+  try {
+    return execFileSync(findToolchain().llc, ['-mtriple=nvptx64-nvidia-cuda', `-mcpu=${PTX_ARCH}`, '-O3', '-o', '-', '-'], {
+      input: llvm,
+      encoding: 'utf8',
+      stdio: ['pipe', 'pipe', 'pipe'],
+      maxBuffer: 256 << 20,
+    });
+  } catch (e) {
+    const stderr = String((e as { stderr?: unknown }).stderr ?? (e as Error).message).trim().split('\n').slice(0, 3).join('; ');
+    throw located(span, `the NVVM backend cannot compile this GPU kernel: llc-19 says: ${stderr}`);
+  }
+}
+
+/** The ptxas on the PATH, or null. */
+export function findPtxas(): string | null {
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    const file = path.join(dir || '.', 'ptxas');
+    try {
+      accessSync(file, constants.X_OK);
+      return file;
+    } catch {
+      // not in this directory
+    }
+  }
+  return null;
+}
+
+/** Assembles `ptx` with ptxas when there is one; its errors become a located compile error. */
+export function checkPtx(ptx: string, span: Span | null): void {
+  const ptxas = findPtxas();
+  if (!ptxas) return;
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'anydsl-ptx-'));
+  try {
+    const file = path.join(dir, 'kernels.ptx');
+    writeFileSync(file, ptx);
+    execFileSync(ptxas, [`-arch=${PTX_ARCH}`, file, '-o', path.join(dir, 'kernels.cubin')], { stdio: ['ignore', 'pipe', 'pipe'] });
+  } catch (e) {
+    const stderr = String((e as { stderr?: unknown }).stderr ?? (e as Error).message).trim().split('\n').slice(0, 3).join('; ');
+    throw located(span, `ptxas -arch=${PTX_ARCH} rejects the PTX of this GPU kernel: ${stderr}`);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
