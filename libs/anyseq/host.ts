@@ -1,0 +1,285 @@
+// The TypeScript side of the alignment kernels: compiles an aligner's kernels (the library
+// plus a generated entry module, through `compile()` at -O3 and its artifact cache), runs
+// score passes with the 16-bit kernel first and the 32-bit one when a score leaves the
+// 16-bit range, and builds alignments in linear space with Hirschberg's recursion on top of
+// the passes (traceback.ts).
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { type CompiledLibrary, compile, type NativeFunction, type SourceFile } from '@anydsl/compiler';
+import { entryFunction, type GapKind, type Kernel, kernelName, type PassKernel, type PassMode, type Schedule, type SubstKind, type Width } from './kernels.ts';
+import type { AlignResult, ScoreResult } from './reference.ts';
+import { checkGaps, type Gaps, type Mode, simpleScores, type Substitution } from './scoring.ts';
+import { alignLinearSpace } from './traceback.ts';
+
+const LIBRARY_FILES = ['arith.impala', 'scoring.impala', 'stripe.impala', 'schedules.impala', 'inter.impala'];
+
+/** The library's Impala sources, with paths relative to the repository for diagnostics. */
+export function librarySources(): SourceFile[] {
+  return LIBRARY_FILES.map((file) => ({
+    path: `libs/anyseq/${file}`,
+    text: readFileSync(fileURLToPath(new URL(file, import.meta.url)), 'utf8'),
+  }));
+}
+
+export interface AlignerOptions {
+  mode: Mode;
+  gaps: GapKind;
+  substitution: SubstKind;
+  schedule: Schedule;
+  /** Score width to try first: 16 (default; redone at 32 when a score leaves the range) or 32. */
+  width?: Width;
+  /** Also compile the kernels `align` needs (default true). */
+  traceback?: boolean;
+}
+
+export interface AlignParams {
+  gaps: Gaps;
+  sub: Substitution;
+  /** Threads of the wavefront and inter-sequence schedules (0 or absent: all cores). */
+  threads?: number;
+}
+
+/** A score pass's result, with the last row of the matrix (H and E, as the traceback needs them). */
+export interface PassResult extends ScoreResult {
+  /** The width that gave the result (16 unless a score left the 16-bit range). */
+  width: Width;
+}
+
+export interface Aligner {
+  readonly options: Required<AlignerOptions>;
+  score(q: Uint8Array, t: Uint8Array, params: AlignParams): PassResult;
+  align(q: Uint8Array, t: Uint8Array, params: AlignParams): AlignResult;
+  scoreMany(pairs: readonly (readonly [Uint8Array, Uint8Array])[], params: AlignParams): PassResult[];
+}
+
+/** Scores stay below this in 32-bit kernels, so that minus infinity (-2^30) minus a gap never wraps. */
+const LIMIT_32 = 2 ** 29;
+
+/** The bounds a 16-bit pass's scores must stay within so that no operation saturated, or undefined when 16 bits cannot hold this scoring. */
+export function range16(params: AlignParams): { lo: number; hi: number } | undefined {
+  const margin = maxAbsScore(params.sub) + gapOpen(params.gaps) + 1;
+  if (margin > 8000) return undefined;
+  return { lo: -32768 + margin, hi: 32767 - margin };
+}
+
+function maxAbsScore(sub: Substitution): number {
+  let m = 0;
+  for (const s of sub.scores) m = Math.max(m, Math.abs(s));
+  return m;
+}
+
+export function gapOpen(gaps: Gaps): number {
+  return gaps.kind === 'linear' ? gaps.gap : gaps.open;
+}
+export function gapExtend(gaps: Gaps): number {
+  return gaps.kind === 'linear' ? gaps.gap : gaps.extend;
+}
+
+/** A bound on |H| over the whole matrix of an nq × nt problem. */
+function scoreBound(nq: number, nt: number, params: AlignParams): number {
+  return (nq + nt + 1) * Math.max(maxAbsScore(params.sub), gapOpen(params.gaps), 1);
+}
+
+/** Runs one pass kernel: buffers sized for the problem (reused across calls when large enough). */
+export class PassRunner {
+  private rowH16 = new Int16Array(0);
+  private rowE16 = new Int16Array(0);
+  private colH16 = new Int16Array(0);
+  private colF16 = new Int16Array(0);
+  private rowH32 = new Int32Array(0);
+  private rowE32 = new Int32Array(0);
+  private colH32 = new Int32Array(0);
+  private colF32 = new Int32Array(0);
+  private info = new Int32Array(0);
+  private readonly out = new Int32Array(4);
+
+  constructor(
+    private readonly fn16: NativeFunction | undefined,
+    private readonly fn32: NativeFunction,
+    /** The mode's borders cost gaps (global and anchored passes), so they too must fit 16 bits. */
+    private readonly costedBorders: boolean,
+  ) {}
+
+  /**
+   * Runs q against t; `inGap`: column 0 continues a vertical gap (Hirschberg's split). With
+   * `rows`, the last row's H and E (columns 0..|t|) are copied there as numbers.
+   */
+  run(q: Uint8Array, t: Uint8Array, params: AlignParams, inGap = false, rows?: { h: Int32Array; e: Int32Array }): PassResult {
+    const nq = q.length;
+    const nt = t.length;
+    if (scoreBound(nq, nt, params) > LIMIT_32) {
+      throw new Error(`scores of a ${nq} × ${nt} alignment with these penalties could exceed the 32-bit kernels' range (|score| < 2^29)`);
+    }
+    const r16 = this.fn16 ? range16(params) : undefined;
+    if (r16 && (!this.costedBorders || scoreBound(0, Math.max(nq, nt), params) < r16.hi)) {
+      // The borders fit 16 bits (no cell there is checked); the cells are checked by the kernel.
+      const res = this.call(16, q, t, params, inGap, r16.lo, r16.hi);
+      if (res.overflow === 0) return this.finish(res, 16, nt, rows);
+    }
+    return this.finish(this.call(32, q, t, params, inGap, -LIMIT_32, LIMIT_32), 32, nt, rows);
+  }
+
+  private finish(res: ScoreResult, width: Width, nt: number, rows?: { h: Int32Array; e: Int32Array }): PassResult {
+    if (rows) {
+      const [h, e] = width === 16 ? [this.rowH16, this.rowE16] : [this.rowH32, this.rowE32];
+      for (let j = 0; j <= nt; j++) {
+        rows.h[j] = h[j]!;
+        rows.e[j] = e[j]!;
+      }
+    }
+    return { score: res.score, endQ: res.endQ, endT: res.endT, width };
+  }
+
+  private call(width: Width, q: Uint8Array, t: Uint8Array, params: AlignParams, inGap: boolean, lo: number, hi: number): ScoreResult & { overflow: number } {
+    const nq = q.length;
+    const nt = t.length;
+    if (this.info.length < 3 * (nq + 1)) this.info = new Int32Array(3 * (nq + 1));
+    let row: [Int16Array | Int32Array, Int16Array | Int32Array];
+    let col: [Int16Array | Int32Array, Int16Array | Int32Array];
+    if (width === 16) {
+      if (this.rowH16.length < nt + 1) [this.rowH16, this.rowE16] = [new Int16Array(nt + 1), new Int16Array(nt + 1)];
+      if (this.colH16.length < nq + 1) [this.colH16, this.colF16] = [new Int16Array(nq + 1), new Int16Array(nq + 1)];
+      row = [this.rowH16, this.rowE16];
+      col = [this.colH16, this.colF16];
+    } else {
+      if (this.rowH32.length < nt + 1) [this.rowH32, this.rowE32] = [new Int32Array(nt + 1), new Int32Array(nt + 1)];
+      if (this.colH32.length < nq + 1) [this.colH32, this.colF32] = [new Int32Array(nq + 1), new Int32Array(nq + 1)];
+      row = [this.rowH32, this.rowE32];
+      col = [this.colH32, this.colF32];
+    }
+    const fn = width === 16 ? this.fn16! : this.fn32;
+    const { sub, gaps } = params;
+    fn(q, nq, t, nt, sub.scores, sub.size, gapOpen(gaps), gapExtend(gaps), inGap ? 1 : 0, params.threads ?? 0, row[0], row[1], col[0], col[1], this.info, lo, hi, this.out);
+    return { score: this.out[0]!, endQ: this.out[1]!, endT: this.out[2]!, overflow: this.out[3]! };
+  }
+}
+
+/** The pass kernels an aligner needs: its mode's score pass, and for `align` the global pass and the anchored one that finds where a local or semi-global alignment begins. */
+function kernelsOf(o: Required<AlignerOptions>): Kernel[] {
+  const schedule = o.schedule === 'inter' ? 'simd' : o.schedule;
+  const pass = (mode: PassMode, width: Width): PassKernel => ({ kind: 'pass', mode, gaps: o.gaps, substitution: o.substitution, schedule, width });
+  const out: Kernel[] = [pass(o.mode, 32)];
+  if (o.width === 16) out.push(pass(o.mode, 16));
+  if (o.schedule === 'inter') {
+    out.push({ kind: 'many', mode: o.mode, gaps: o.gaps, substitution: o.substitution, width: 32 });
+    if (o.width === 16) out.push({ kind: 'many', mode: o.mode, gaps: o.gaps, substitution: o.substitution, width: 16 });
+  }
+  if (o.traceback) {
+    if (o.mode !== 'global') out.push(pass('global', 32));
+    if (o.mode === 'local') out.push(pass('anchored_any', 32));
+    if (o.mode === 'semi') out.push(pass('anchored_border', 32));
+  }
+  return out;
+}
+
+/** Checks the parameters against the aligner's kernels; a message for a user. */
+function checkParams(o: Required<AlignerOptions>, params: AlignParams): void {
+  checkGaps(params.gaps);
+  if (params.gaps.kind !== o.gaps) throw new Error(`this aligner was compiled for ${o.gaps} gaps, got ${params.gaps.kind} ones`);
+  if (o.substitution === 'simple' && !simpleScores(params.sub)) {
+    throw new Error(`this aligner was compiled for match/mismatch scores; ${params.sub.name ?? 'this substitution'} needs the matrix kernels`);
+  }
+  const threads = params.threads ?? 0;
+  if (!Number.isInteger(threads) || threads < 0) throw new Error(`threads must be a non-negative integer, got ${threads}`);
+}
+
+function checkCodes(seq: Uint8Array, sub: Substitution, what: string): void {
+  for (let i = 0; i < seq.length; i++) {
+    if (seq[i]! >= sub.size) throw new Error(`${what} has residue code ${seq[i]} at ${i}, outside the alphabet of ${sub.size} codes`);
+  }
+}
+
+/** Compiles an aligner's kernels at -O3 for this machine's CPU (one module, cached). */
+export async function compileAligner(options: AlignerOptions): Promise<Aligner> {
+  const o: Required<AlignerOptions> = { width: 16, traceback: true, ...options };
+  const kernels = kernelsOf(o);
+  const entry: SourceFile = { path: 'anyseq_entry.impala', text: kernels.map(entryFunction).join('\n\n') + '\n' };
+  const library: CompiledLibrary = await compile({ sources: [...librarySources(), entry], options: { optLevel: 3 } });
+  const fnOf = (k: Kernel | undefined) => (k ? library.fn(kernelName(k)) : undefined);
+  const find = (kind: 'pass' | 'many', mode: PassMode, width: Width) => kernels.find((k) => k.kind === kind && k.mode === mode && k.width === width);
+  const runner = (mode: PassMode, wide = false) => {
+    const fn32 = fnOf(find('pass', mode, 32));
+    if (!fn32) throw new Error(`no ${mode} pass was compiled for this aligner`);
+    return new PassRunner(wide || o.width === 32 ? undefined : fnOf(find('pass', mode, 16)), fn32, mode !== 'local' && mode !== 'semi');
+  };
+  const scorePass = runner(o.mode);
+  const tracebackPasses = o.traceback
+    ? { global: o.mode === 'global' ? scorePass : runner('global', true), anchored: o.mode === 'global' ? undefined : runner(o.mode === 'local' ? 'anchored_any' : 'anchored_border', true) }
+    : undefined;
+  const many16 = fnOf(find('many', o.mode, 16));
+  const many32 = fnOf(find('many', o.mode, 32));
+  return {
+    options: o,
+    score(q, t, params) {
+      checkParams(o, params);
+      checkCodes(q, params.sub, 'the query');
+      checkCodes(t, params.sub, 'the target');
+      return scorePass.run(q, t, params);
+    },
+    align(q, t, params) {
+      if (!tracebackPasses) throw new Error('this aligner was compiled without the traceback kernels (traceback: false)');
+      checkParams(o, params);
+      checkCodes(q, params.sub, 'the query');
+      checkCodes(t, params.sub, 'the target');
+      return alignLinearSpace(q, t, o.mode, params, scorePass, tracebackPasses.global, tracebackPasses.anchored);
+    },
+    scoreMany(pairs, params) {
+      checkParams(o, params);
+      pairs.forEach(([q, t], k) => {
+        checkCodes(q, params.sub, `the query of pair ${k}`);
+        checkCodes(t, params.sub, `the target of pair ${k}`);
+      });
+      if (!many32) return pairs.map(([q, t]) => scorePass.run(q, t, params));
+      return scoreManyInter(pairs, params, o.width === 16 ? many16 : undefined, many32);
+    },
+  };
+}
+
+/** Pairs per call of an inter-sequence kernel; pairs of similar lengths share a group of lanes. */
+function scoreManyInter(pairs: readonly (readonly [Uint8Array, Uint8Array])[], params: AlignParams, fn16: NativeFunction | undefined, fn32: NativeFunction): PassResult[] {
+  const results: PassResult[] = new Array(pairs.length);
+  for (const [q, t] of pairs) {
+    if (scoreBound(q.length, t.length, params) > LIMIT_32) {
+      throw new Error(`scores of a ${q.length} × ${t.length} alignment with these penalties could exceed the 32-bit kernels' range (|score| < 2^29)`);
+    }
+  }
+  // Longest first, so the lanes of a group have similar lengths.
+  const order = pairs.map((_, k) => k).sort((a, b) => pairs[b]![0].length + pairs[b]![1].length - (pairs[a]![0].length + pairs[a]![1].length));
+  const run = (fn: NativeFunction, idx: number[], lo: number, hi: number): Int32Array => {
+    const qOff = new Int32Array(idx.length + 1);
+    const tOff = new Int32Array(idx.length + 1);
+    idx.forEach((k, n) => {
+      qOff[n + 1] = qOff[n]! + pairs[k]![0].length;
+      tOff[n + 1] = tOff[n]! + pairs[k]![1].length;
+    });
+    const qs = new Uint8Array(qOff[idx.length]!);
+    const ts = new Uint8Array(tOff[idx.length]!);
+    idx.forEach((k, n) => {
+      qs.set(pairs[k]![0], qOff[n]!);
+      ts.set(pairs[k]![1], tOff[n]!);
+    });
+    const out = new Int32Array(4 * idx.length);
+    fn(qs, qOff, ts, tOff, idx.length, params.sub.scores, params.sub.size, gapOpen(params.gaps), gapExtend(params.gaps), params.threads ?? 0, lo, hi, out);
+    return out;
+  };
+  const r16 = fn16 ? range16(params) : undefined;
+  let wide = order;
+  if (r16 && fn16) {
+    const fits = order.filter((k) => scoreBound(0, Math.max(pairs[k]![0].length, pairs[k]![1].length), params) < r16.hi);
+    const out = run(fn16, fits, r16.lo, r16.hi);
+    const again: number[] = [];
+    fits.forEach((k, n) => {
+      if (out[4 * n + 3] !== 0) again.push(k);
+      else results[k] = { score: out[4 * n]!, endQ: out[4 * n + 1]!, endT: out[4 * n + 2]!, width: 16 };
+    });
+    const fitSet = new Set(fits);
+    wide = [...order.filter((k) => !fitSet.has(k)), ...again];
+  }
+  if (wide.length > 0) {
+    const out = run(fn32, wide, -LIMIT_32, LIMIT_32);
+    wide.forEach((k, n) => {
+      results[k] = { score: out[4 * n]!, endQ: out[4 * n + 1]!, endT: out[4 * n + 2]!, width: 32 };
+    });
+  }
+  return results;
+}
