@@ -99,7 +99,7 @@ describe('OpenCL misuse ends the program with one clear message', () => {
     ['double-release', /^anydsl_release: the pointer is not a buffer of device 2 \(OpenCL 0\) \(released twice, or a host pointer\?\)$/],
     ['key-reuse', /^program key harness-program-1 names two different programs \(kernel affine on device 2 \(OpenCL 0\)\)$/],
   ];
-  it.each(misuses)('%s', async (misuse, message, ctx) => {
+  it.for(misuses)('%s', async ([misuse, message], ctx) => {
     needOpenCL(ctx);
     const r = await runHarness(harness, [misuse], opencl);
     expect(r.signal).toBeNull();
