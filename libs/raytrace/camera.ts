@@ -4,6 +4,7 @@
 // Primary rays go through pixel centres (jittered with several samples per pixel), row by
 // row from the top-left pixel, samples of one pixel next to each other.
 import type { Bounds } from './mesh.ts';
+import { seededRandom } from './procedural.ts';
 import { makeRays, RAY_FLOATS, type Rays } from './rays.ts';
 
 export type Vec3 = readonly [number, number, number];
@@ -90,18 +91,6 @@ export function sceneName(file: string): string {
   return (file.split('/').pop() ?? file).replace(/\.obj(\.gz|\.xz)?$/i, '');
 }
 
-/** A deterministic pseudo-random stream in [0, 1) (splitmix32; workloads and jitter are reproducible by seed). */
-export function randomStream(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x9e3779b9) >>> 0;
-    let z = s;
-    z = Math.imul(z ^ (z >>> 16), 0x85ebca6b);
-    z = Math.imul(z ^ (z >>> 13), 0xc2b2ae35);
-    return ((z ^ (z >>> 16)) >>> 0) / 2 ** 32;
-  };
-}
-
 /**
  * The primary rays of a `width` × `height` image: `spp` per pixel, through the pixel centre
  * for one sample and jittered within the pixel (reproducibly, by `seed`) for more. Ray
@@ -117,7 +106,7 @@ export function primaryRays(camera: Camera, width: number, height: number, spp =
   const w = (h * width) / height;
   const rays = makeRays(width * height * spp);
   const d = rays.data;
-  const jitter = randomStream(seed);
+  const jitter = seededRandom(seed);
   let o = 0;
   for (let y = 0; y < height; y++) {
     for (let x = 0; x < width; x++) {

@@ -88,9 +88,13 @@ function binaryHeader(file: string, bytes: Uint8Array, what: string, itemBytes: 
   return { count, flags };
 }
 
-/** A copy into fresh (aligned) typed arrays, so the file's buffer offset does not matter. */
+/** A copy of `n` 4-byte items at `offset` into a fresh (aligned) buffer: a Buffer's slice would share, and be unaligned. */
+function copyWords(bytes: Uint8Array, offset: number, n: number): ArrayBuffer {
+  return new Uint8Array(bytes.subarray(offset, offset + n * 4)).buffer;
+}
+
 function floats(bytes: Uint8Array, offset: number, n: number): Float32Array {
-  return new Float32Array(bytes.slice(offset, offset + n * 4).buffer);
+  return new Float32Array(copyWords(bytes, offset, n));
 }
 
 function decodeRaysBinary(file: string, bytes: Uint8Array): Rays {
@@ -105,7 +109,7 @@ function decodeRaysBinary(file: string, bytes: Uint8Array): Rays {
 
 function decodeHitsBinary(file: string, bytes: Uint8Array): Hits {
   const { count, flags } = binaryHeader(file, bytes, 'hits', (f) => (f & HITS_UV ? 16 : 8));
-  const hits: Hits = { prim: new Int32Array(bytes.slice(HEADER, HEADER + count * 4).buffer), t: floats(bytes, HEADER + count * 4, count) };
+  const hits: Hits = { prim: new Int32Array(copyWords(bytes, HEADER, count)), t: floats(bytes, HEADER + count * 4, count) };
   if (flags & HITS_UV) {
     hits.u = floats(bytes, HEADER + 2 * count * 4, count);
     hits.v = floats(bytes, HEADER + 3 * count * 4, count);
@@ -192,6 +196,7 @@ export function parseHitsText(file: string, text: string, anyHit: boolean): Hits
 export function formatFloat32(x: number): string {
   if (!Number.isFinite(x)) return x > 0 ? 'inf' : x < 0 ? '-inf' : 'nan';
   const f = Math.fround(x);
+  if (Object.is(f, -0)) return '-0';
   for (let p = 1; p < 9; p++) {
     const s = f.toPrecision(p);
     if (Math.fround(Number(s)) === f) return String(Number(s));

@@ -9,8 +9,9 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { writeFileAtomic } from '@anydsl/compiler';
-import { type Camera, formatCamera, primaryRays, randomStream } from './camera.ts';
+import { type Camera, formatCamera, primaryRays } from './camera.ts';
 import type { Mesh } from './mesh.ts';
+import { seededRandom } from './procedural.ts';
 import { decodeRays, encodeRaysBinary, type Hits, makeRays, RAY_FLOATS, type Rays } from './rays.ts';
 
 export const WORKLOADS = ['primary', 'ao', 'diffuse'] as const;
@@ -63,7 +64,7 @@ export interface SecondaryOptions {
  */
 export function secondaryRays(kind: 'ao' | 'diffuse', mesh: Mesh, primary: Rays, hits: Hits, options: SecondaryOptions = {}): SecondaryRays {
   const samples = options.samples ?? 1;
-  const next = randomStream(options.seed ?? 1);
+  const next = seededRandom(options.seed ?? 1);
   const diagonal = sceneDiagonal(mesh);
   const offset = 1e-5 * diagonal;
   const tmax = kind === 'ao' ? (options.aoDistance ?? 0.05) * diagonal : Infinity;
@@ -140,11 +141,20 @@ function workloadFile(dir: string, mesh: Mesh, kind: Workload, spec: WorkloadSpe
   return path.join(dir, `${kind}-${spec.width}x${spec.height}-${hash}.bin`);
 }
 
+/** The three workloads of a scene for `spec`: primary rays, then AO and diffuse rays from the primary hits `trace` finds. */
+export async function generateWorkloads(mesh: Mesh, spec: WorkloadSpec, trace: TraceFn): Promise<Record<Workload, Rays>> {
+  const primary = primaryRays(spec.camera, spec.width, spec.height);
+  const hits = await trace(primary, false);
+  const ao = secondaryRays('ao', mesh, primary, hits, { samples: spec.aoSamples, seed: spec.seed });
+  const diffuse = secondaryRays('diffuse', mesh, primary, hits, { seed: spec.seed + 1 });
+  return { primary, ao: { count: ao.count, data: ao.data }, diffuse: { count: diffuse.count, data: diffuse.data } };
+}
+
 /**
  * The three workloads of a scene, read from `dir` when stored there before, otherwise
- * generated (the primary hits by `trace`) and stored. The primary rays depend only on the
- * camera; AO and diffuse rays on the primary hits too, which is why they are stored: a
- * different tracer, or a later version, could round a hit point differently.
+ * generated and stored. The primary rays depend only on the camera; AO and diffuse rays on
+ * the primary hits too, which is why they are stored: a different tracer, or a later
+ * version, could round a hit point differently.
  */
 export async function loadWorkloads(dir: string, mesh: Mesh, spec: WorkloadSpec, trace: TraceFn): Promise<Record<Workload, Rays>> {
   mkdirSync(dir, { recursive: true });
@@ -153,11 +163,7 @@ export async function loadWorkloads(dir: string, mesh: Mesh, spec: WorkloadSpec,
     const read = async (w: Workload) => decodeRays(files[w], await readFile(files[w]));
     return { primary: await read('primary'), ao: await read('ao'), diffuse: await read('diffuse') };
   }
-  const primary = primaryRays(spec.camera, spec.width, spec.height);
-  const hits = await trace(primary, false);
-  const ao = secondaryRays('ao', mesh, primary, hits, { samples: spec.aoSamples, seed: spec.seed });
-  const diffuse = secondaryRays('diffuse', mesh, primary, hits, { seed: spec.seed + 1 });
-  const sets: Record<Workload, Rays> = { primary, ao: { count: ao.count, data: ao.data }, diffuse: { count: diffuse.count, data: diffuse.data } };
+  const sets = await generateWorkloads(mesh, spec, trace);
   for (const w of WORKLOADS) await writeFileAtomic(files[w], encodeRaysBinary(sets[w]));
   return sets;
 }

@@ -1,0 +1,209 @@
+// `trace`: renders a triangle mesh with the Impala ray-tracing library (primary rays and
+// ambient occlusion by default), or traces a user's rays against it for scripting, times
+// the paper's workloads (--bench) and checks hits and speed against Embree (--compare).
+import os from 'node:os';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { checkOutputPath, writeFileAtomic } from '@anydsl/compiler';
+import { EMBREE_MODE_TITLES, EMBREE_MODES, EMBREE_TITLE, embreeDriver, type EmbreeMode, embreeTrace } from '../../../bench/raytrace/references.ts';
+import { median, timeEach } from '../../../libs/image/bench.ts';
+import { buildBvh } from '../../../libs/raytrace/bvh.ts';
+import { type Camera, parseCamera, sceneCamera, sceneName } from '../../../libs/raytrace/camera.ts';
+import { compileTracers, flatten, TRAVERSAL_DESCRIPTIONS, type Traversal, TRAVERSALS } from '../../../libs/raytrace/host.ts';
+import type { Mesh } from '../../../libs/raytrace/mesh.ts';
+import { loadObj } from '../../../libs/raytrace/obj.ts';
+import { encodeHits, type Hits, makeHits, type Rays, readRays } from '../../../libs/raytrace/rays.ts';
+import { compareHits } from '../../../libs/raytrace/reference.ts';
+import { ANY_HIT, generateWorkloads, type TraceFn, WORKLOADS } from '../../../libs/raytrace/workloads.ts';
+import { during, integerFrom, progress, runCommand } from '../../shared/cli.ts';
+import { imageOutput, MAX_BENCH_RUNS, writeImage } from '../../shared/image.ts';
+import { render, SHADES, type Shade } from './render.ts';
+
+/** Runs timed for --compare without --bench. */
+const COMPARE_RUNS = 5;
+
+interface Options {
+  output?: string;
+  bvh2?: boolean;
+  bvh4?: boolean;
+  bvh8?: boolean;
+  traversal: Traversal;
+  shade: Shade;
+  width: number;
+  height: number;
+  camera?: Camera;
+  spp: number;
+  rays?: string;
+  hits?: string;
+  anyHit?: boolean;
+  bench?: number;
+  compare?: 'embree';
+  threads: number;
+}
+
+function cameraOption(value: string): Camera {
+  try {
+    return parseCamera(value);
+  } catch (e) {
+    throw new InvalidArgumentError((e as Error).message);
+  }
+}
+
+function command(): Command {
+  const bvh = (n: number, more: string) => new Option(`--bvh${n}`, `${n}-wide BVH${more}`).conflicts(['bvh2', 'bvh4', 'bvh8'].filter((b) => b !== `bvh${n}`));
+  return new Command('trace')
+    .description('Render a triangle mesh with the Impala ray-tracing library, or trace your rays against it.')
+    .argument('<scene>', 'Wavefront OBJ file (.obj, .obj.gz, .obj.xz); n-gons are fan-triangulated from their first vertex')
+    .option('-o, --output <file>', 'the rendered image (.png, .jpg, .webp, .tiff), replaced only once complete')
+    .addOption(bvh(2, ' (binary)'))
+    .addOption(bvh(4, ' (the default)'))
+    .addOption(bvh(8, ''))
+    .addOption(new Option('--traversal <loop>', TRAVERSALS.map((t) => `${t}: ${TRAVERSAL_DESCRIPTIONS[t]}`).join('; ')).choices(TRAVERSALS).default('single'))
+    .addOption(new Option('--shade <mode>', 'ao: ambient occlusion of the primary hits; normal: the surface normal as a colour; depth: near bright, far dark').choices(SHADES).default('ao'))
+    .option('--width <pixels>', 'image width', integerFrom(1, 16384), 800)
+    .option('--height <pixels>', 'image height', integerFrom(1, 16384), 600)
+    .option('--camera <eye,at,up,fov>', 'ten numbers: eye x,y,z, the point looked at, the up vector, vertical field of view in degrees (default: the scene\'s viewpoint for the benchmark scenes, else one framing the whole scene)', cameraOption)
+    .option('--spp <n>', 'samples per pixel, jittered within the pixel and averaged', integerFrom(1, 4096), 1)
+    .option('--rays <file>', 'trace these rays instead of rendering: one per line `ox oy oz dx dy dz tmin tmax`, or the binary form (rays.ts)')
+    .option('--hits <file>', 'where --rays\' hits go: one line per ray `prim t` (-1 -1 for a miss), `1`/`0` with --any-hit; binary for a .bin name')
+    .option('--any-hit', 'with --rays: occlusion, whether anything is hit between tmin and tmax')
+    .option('--bench <runs>', `time the tracer over N more runs (at most ${MAX_BENCH_RUNS}) and print the median Mrays/s of each workload (primary, AO, diffuse; or the --rays)`, integerFrom(1, MAX_BENCH_RUNS))
+    .addOption(new Option('--compare <reference>', `trace the same rays with ${EMBREE_TITLE} (Debian's libembree-dev): hit agreement and speed ratio (medians of --bench or ${COMPARE_RUNS} runs)`).choices(['embree']))
+    .option('--threads <n>', 'threads tracing (ours and the reference)', integerFrom(1, 1024), os.availableParallelism())
+    .addHelpText('after', [
+      '',
+      'Examples:',
+      '  trace --bvh4 sponza.obj -o sponza.png',
+      '  trace --bvh8 --traversal hybrid --shade normal --width 1280 --height 720 scene.obj.xz -o normals.png',
+      '  trace --camera 0,1,5,0,1,0,0,1,0,45 --spp 4 bunny.obj -o bunny.png',
+      '  trace --rays rays.txt --hits hits.txt scene.obj',
+      '  trace --rays shadow.txt --any-hit --hits occluded.txt scene.obj',
+      '  trace --bvh8 --bench 10 --compare embree sponza.obj -o sponza.png',
+      '',
+    ].join('\n'))
+    .exitOverride()
+    .configureOutput({ writeErr: (s) => process.stderr.write(s) });
+}
+
+/** Our tracer for the mesh: the tree built and flattened once, closest- and any-hit kernels compiled. */
+async function ourTracer(mesh: Mesh, arity: 2 | 4 | 8, traversal: Traversal, threads: number): Promise<TraceFn> {
+  const [closest, any] = await during(`compiling the BVH${arity} ${traversal} kernels`, () =>
+    compileTracers([
+      { arity, traversal, anyHit: false },
+      { arity, traversal, anyHit: true },
+    ]),
+  );
+  const scene = await during(`building the BVH${arity} of ${mesh.triangleCount} triangles`, async () => flatten(buildBvh(mesh, { arity }), mesh));
+  return async (rays, anyHit) => {
+    const hits = makeHits(rays.count);
+    (anyHit ? any! : closest!).trace(scene, rays, hits, { threads });
+    return hits;
+  };
+}
+
+/** Millions of rays per second at the median of `times` (ms). */
+function mrays(rays: number, times: readonly number[]): number {
+  return rays / median(times) / 1e3;
+}
+
+/** Times tracing `rays` `runs` times after a warm-up; ms per run. */
+async function timeTrace(trace: TraceFn, rays: Rays, anyHit: boolean, runs: number, label: string): Promise<number[]> {
+  const bar = progress(label, runs);
+  try {
+    return await timeEach(runs, () => trace(rays, anyHit), (done) => bar.update(done));
+  } finally {
+    bar.stop();
+  }
+}
+
+interface Set {
+  name: string;
+  rays: Rays;
+  anyHit: boolean;
+  /** Ours' hits, to compare. */
+  hits: Hits;
+}
+
+async function benchAndCompare(mesh: Mesh, sets: readonly Set[], trace: TraceFn, o: Options, arity: 2 | 4 | 8): Promise<void> {
+  const runs = o.bench ?? COMPARE_RUNS;
+  const ours = new Map<string, number[]>();
+  for (const s of sets) {
+    const times = await timeTrace(trace, s.rays, s.anyHit, runs, `timing ${s.name}`);
+    ours.set(s.name, times);
+    console.log(`${s.name}: ${s.rays.count} rays, ${s.anyHit ? 'any hit' : 'closest hit'}: ${mrays(s.rays.count, times).toFixed(2)} Mrays/s (median of ${runs} runs, BVH${arity} ${o.traversal}, ${o.threads} thread${o.threads > 1 ? 's' : ''})`);
+  }
+  if (!o.compare) return;
+  if (arity === 2) throw new Error(`${EMBREE_TITLE} has BVH4 and BVH8 kernels only; compare with --bvh4 or --bvh8`);
+  const result = await during(`${EMBREE_TITLE}: building the BVH${arity} and tracing ${sets.length} ray set${sets.length > 1 ? 's' : ''} ${EMBREE_MODES.length} ways`, () =>
+    embreeTrace(mesh, sets.map((s) => ({ rays: s.rays, anyHit: s.anyHit, coherent: s.name === 'primary' })), { arity, modes: EMBREE_MODES, runs, threads: o.threads }),
+  );
+  console.log(`${EMBREE_TITLE} (version ${result.version}, ${result.config}): scene build ${median(result.buildMs).toFixed(0)} ms, ${(result.bytes / mesh.triangleCount).toFixed(1)} bytes per triangle`);
+  let disagreements = 0;
+  for (const [j, s] of sets.entries()) {
+    const mine = mrays(s.rays.count, ours.get(s.name)!);
+    let best: { mode: EmbreeMode; rate: number } | undefined;
+    for (const mode of EMBREE_MODES) {
+      const r = result.jobs[j]!.modes[mode]!;
+      const rate = mrays(s.rays.count, r.ms);
+      const bad = compareHits(mesh, s.rays, r.hits, s.hits, { anyHit: s.anyHit }).length;
+      disagreements += bad;
+      console.log(`  ${s.name} ${mode.padEnd(8)} ${EMBREE_MODE_TITLES[mode]}: ${rate.toFixed(2)} Mrays/s, ratio ${(mine / rate).toFixed(2)}× (ours / Embree), hits: ${bad} of ${s.rays.count} disagree`);
+      if (!best || rate > best.rate) best = { mode, rate };
+    }
+    console.log(`${s.name}: ours ${mine.toFixed(2)} Mrays/s, ${EMBREE_TITLE} best (${best!.mode}) ${best!.rate.toFixed(2)} Mrays/s: ratio ${(mine / best!.rate).toFixed(2)}× (above 1 ours is faster)`);
+  }
+  if (disagreements > 0) throw new Error(`${disagreements} hits disagree with ${EMBREE_TITLE}'s (beyond ties within 1e-4 relative)`);
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const program = command();
+  return runCommand('trace', program, argv, async () => {
+    const o = program.opts<Options>();
+    const file = program.args[0]!;
+    const arity = o.bvh2 ? 2 : o.bvh8 ? 8 : 4;
+    if ((o.rays === undefined) !== (o.hits === undefined)) throw new Error(o.rays ? '--rays needs --hits FILE for the results' : '--hits needs --rays FILE to trace');
+    if (o.anyHit && !o.rays) throw new Error('--any-hit applies to --rays; a render traces both kinds');
+    if (!o.output && !o.rays) throw new Error('nothing to do: give -o FILE to render an image, or --rays FILE --hits FILE to trace rays');
+    if (o.compare && arity === 2) throw new Error(`${EMBREE_TITLE} has BVH4 and BVH8 kernels only; compare with --bvh4 or --bvh8`);
+    // Every output is checked before any work.
+    const image = o.output ? await imageOutput(o.output) : undefined;
+    const hitsPath = o.hits ? await checkOutputPath(o.hits) : undefined;
+    const userRays = o.rays ? await readRays(o.rays) : undefined;
+    if (o.compare) await during(`preparing ${EMBREE_TITLE}`, () => embreeDriver());
+    const mesh = await during(`reading ${file}`, () => loadObj(file));
+    if (mesh.triangleCount === 0) throw new Error(`${file}: the scene has no triangles`);
+    const trace = await ourTracer(mesh, arity, o.traversal, o.threads);
+    const camera = o.camera ?? sceneCamera(sceneName(file), mesh.bounds(), o.width / o.height);
+
+    if (image) {
+      const bar = progress(`rendering ${o.width}×${o.height}${o.spp > 1 ? `, ${o.spp} samples per pixel` : ''}`, o.height);
+      const start = process.hrtime.bigint();
+      let result;
+      try {
+        result = await render(mesh, trace, { camera, width: o.width, height: o.height, spp: o.spp, shade: o.shade, onRows: (rows) => bar.update(rows) });
+      } finally {
+        bar.stop();
+      }
+      const ms = Number(process.hrtime.bigint() - start) / 1e6;
+      await writeImage(image, result.image);
+      console.log(`wrote ${o.output} (${o.width}×${o.height}, ${o.shade}, BVH${arity} ${o.traversal}, ${mesh.triangleCount} triangles): ${result.rays} rays in ${ms.toFixed(0)} ms, ${(result.rays / ms / 1e3).toFixed(2)} Mrays/s with shading`);
+    }
+
+    if (userRays && hitsPath) {
+      const anyHit = o.anyHit === true;
+      const hits = await trace(userRays, anyHit);
+      await writeFileAtomic(hitsPath, encodeHits(hitsPath, hits, anyHit));
+      let hit = 0;
+      for (const p of hits.prim) if (p >= 0) hit++;
+      console.log(`wrote ${o.hits} (${userRays.count} rays, ${hit} ${anyHit ? 'occluded' : 'hit'})`);
+      if (o.bench || o.compare) await benchAndCompare(mesh, [{ name: 'rays', rays: userRays, anyHit, hits }], trace, o, arity);
+      return;
+    }
+
+    if (o.bench || o.compare) {
+      const sets = await during('generating the primary, AO and diffuse rays', () => generateWorkloads(mesh, { camera, width: o.width, height: o.height, seed: 1, aoSamples: 1 }, trace));
+      const withHits: Set[] = [];
+      for (const w of WORKLOADS) withHits.push({ name: w, rays: sets[w], anyHit: ANY_HIT[w], hits: await trace(sets[w], ANY_HIT[w]) });
+      await benchAndCompare(mesh, withHits, trace, o, arity);
+    }
+  });
+}

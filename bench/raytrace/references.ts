@@ -1,0 +1,232 @@
+// Embree 3.13 (Debian's libembree-dev) as the reference of libs/raytrace: the one
+// implementation of building its driver (embree_driver.cpp, cached under
+// .cache/bench/raytrace/embree-<hash of source, compiler, CPU>), handing it a mesh and ray
+// sets and reading back its hits, times, memory and its own BVH (rtcBuildBVH), shared by
+// bench/raytrace/run.ts and `trace --compare embree`. Nothing is installed from here: a
+// missing package is an error that names it and the command that installs it.
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Bvh, BvhNode } from '../../libs/raytrace/bvh.ts';
+import type { Mesh } from '../../libs/raytrace/mesh.ts';
+import { decodeHits, encodeRaysBinary, type Hits, type Rays } from '../../libs/raytrace/rays.ts';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, '..', '..');
+
+export const EMBREE_TITLE = 'Embree 3.13';
+const EMBREE_HEADER = '/usr/include/embree3/rtcore.h';
+
+/** Embree's ways of tracing: one ray per call, SoA packets, and the stream API (1M). */
+export const EMBREE_MODES = ['single', 'packet4', 'packet8', 'packet16', 'stream'] as const;
+export type EmbreeMode = (typeof EMBREE_MODES)[number];
+
+export const EMBREE_MODE_TITLES: Record<EmbreeMode, string> = {
+  single: 'rtcIntersect1/rtcOccluded1',
+  packet4: 'rtcIntersect4/rtcOccluded4',
+  packet8: 'rtcIntersect8/rtcOccluded8',
+  packet16: 'rtcIntersect16/rtcOccluded16',
+  stream: 'rtcIntersect1M/rtcOccluded1M, 1024 rays per call',
+};
+
+interface Exec {
+  ok: boolean;
+  stdout: string;
+  stderr: string;
+}
+
+function exec(cmd: string, args: readonly string[]): Promise<Exec> {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
+    child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
+    child.on('error', (e) => resolve({ ok: false, stdout, stderr: `${stderr}${e.message}` }));
+    child.on('close', (code) => resolve({ ok: code === 0, stdout, stderr }));
+  });
+}
+
+/** The Debian packages the Embree reference needs that are not installed. */
+export async function missingEmbreePackages(): Promise<string[]> {
+  const missing: string[] = [];
+  if (!(await exec('g++', ['--version'])).ok) missing.push('g++');
+  if (!existsSync(EMBREE_HEADER)) missing.push('libembree-dev');
+  return missing;
+}
+
+/** The one-line error for missing packages, with the command that installs them. */
+export function embreeNotInstalled(packages: readonly string[]): Error {
+  const sudo = process.getuid?.() === 0 ? '' : 'sudo ';
+  const list = packages.join(' ');
+  return new Error(`${EMBREE_TITLE} needs the Debian package${packages.length > 1 ? 's' : ''} ${list}, not installed here; install with: ${sudo}apt-get install -y ${list}`);
+}
+
+let driver: Promise<string> | undefined;
+
+/**
+ * The driver executable, built once per source, compiler and CPU (`-march=native`, as
+ * Embree's own kernels are picked for this CPU at run time). The build goes to a private
+ * name and is renamed into place, so concurrent builds never see half a file.
+ */
+export function embreeDriver(): Promise<string> {
+  driver ??= (async () => {
+    const missing = await missingEmbreePackages();
+    if (missing.length) throw embreeNotInstalled(missing);
+    const source = path.join(here, 'embree_driver.cpp');
+    const hash = createHash('sha256')
+      .update(readFileSync(source))
+      .update((await exec('g++', ['--version'])).stdout)
+      .update(readFileSync(EMBREE_HEADER))
+      .update(os.cpus()[0]?.model ?? '')
+      .digest('hex')
+      .slice(0, 16);
+    const dir = path.join(root, '.cache', 'bench', 'raytrace', `embree-${hash}`);
+    const exe = path.join(dir, 'embree_driver');
+    if (existsSync(exe)) return exe;
+    mkdirSync(dir, { recursive: true });
+    const tmp = `${exe}.${process.pid}.tmp`;
+    const r = await exec('g++', ['-O3', '-std=c++17', '-march=native', source, '-o', tmp, '-lembree3', '-lpthread']);
+    if (!r.ok) {
+      await writeFile(`${exe}.log`, r.stdout + r.stderr);
+      throw new Error(`building the Embree driver with g++ failed; its output is in ${path.relative(process.cwd(), `${exe}.log`)}`);
+    }
+    await rename(tmp, exe);
+    return exe;
+  })();
+  // A failure is not remembered: the package may be installed by the next call.
+  driver.catch(() => (driver = undefined));
+  return driver;
+}
+
+/** The mesh in the driver's binary form: "ANYMESH1", u32 vertices, u32 triangles, positions, indices. */
+export function encodeMesh(mesh: Mesh): Uint8Array {
+  const nv = mesh.positions.length / 3;
+  const out = new Uint8Array(16 + mesh.positions.byteLength + mesh.triangles.byteLength);
+  out.set(new TextEncoder().encode('ANYMESH1'), 0);
+  const view = new DataView(out.buffer);
+  view.setUint32(8, nv, true);
+  view.setUint32(12, mesh.triangleCount, true);
+  out.set(new Uint8Array(mesh.positions.buffer, mesh.positions.byteOffset, mesh.positions.byteLength), 16);
+  out.set(new Uint8Array(mesh.triangles.buffer, mesh.triangles.byteOffset, mesh.triangles.byteLength), 16 + mesh.positions.byteLength);
+  return out;
+}
+
+async function runDriver<T>(args: string[], work: (tmp: string) => Promise<string[]>, read: (json: T, tmp: string) => Promise<T>): Promise<T> {
+  const exe = await embreeDriver();
+  const tmp = await mkdtemp(path.join(os.tmpdir(), 'embree-'));
+  try {
+    const r = await exec(exe, [...args, ...(await work(tmp))]);
+    if (!r.ok) throw new Error(`${EMBREE_TITLE}: ${r.stderr.trim().split('\n').slice(-1)[0] ?? 'the driver failed'}`);
+    const json = r.stdout.split('\n').find((l) => l.startsWith('{'));
+    if (!json) throw new Error(`${EMBREE_TITLE}: the driver printed no result`);
+    return await read(JSON.parse(json) as T, tmp);
+  } finally {
+    await rm(tmp, { recursive: true, force: true });
+  }
+}
+
+export interface EmbreeJob {
+  rays: Rays;
+  anyHit: boolean;
+  /** Embree's COHERENT context flag (packet traversal inside stream calls), for primary rays. */
+  coherent?: boolean;
+}
+
+export interface EmbreeTraceOptions {
+  arity: 4 | 8;
+  modes: readonly EmbreeMode[];
+  /** Timed runs per mode, after one warm-up run. */
+  runs: number;
+  threads: number;
+  /** Scene builds timed (the last one is traced). */
+  builds?: number;
+}
+
+export interface EmbreeTrace {
+  version: number;
+  config: string;
+  buildMs: number[];
+  /** Bytes Embree's memory monitor saw the last scene build keep. */
+  bytes: number;
+  jobs: { coherent: boolean; modes: Partial<Record<EmbreeMode, { ms: number[]; hits: Hits }>> }[];
+}
+
+/** Builds Embree's scene of `mesh` and traces every job with every mode. */
+export async function embreeTrace(mesh: Mesh, jobs: readonly EmbreeJob[], o: EmbreeTraceOptions): Promise<EmbreeTrace> {
+  type Raw = Omit<EmbreeTrace, 'jobs'> & { jobs: { modes: Record<string, { ms: number[] }> }[] };
+  const args = ['trace', '--bvh', String(o.arity), '--modes', o.modes.join(','), '--runs', String(o.runs), '--threads', String(o.threads), '--builds', String(o.builds ?? 1)];
+  const result = await runDriver<Raw>(
+    args,
+    async (tmp) => {
+      const files = ['--mesh', path.join(tmp, 'mesh.bin')];
+      await writeFile(path.join(tmp, 'mesh.bin'), encodeMesh(mesh));
+      for (const [i, job] of jobs.entries()) {
+        await writeFile(path.join(tmp, `rays${i}.bin`), encodeRaysBinary(job.rays));
+        files.push('--job', `${path.join(tmp, `rays${i}.bin`)},${job.anyHit ? 'any' : 'closest'},${path.join(tmp, `hits${i}`)}${job.coherent ? ',coherent' : ''}`);
+      }
+      return files;
+    },
+    async (raw, tmp) => {
+      for (const [i, job] of raw.jobs.entries()) {
+        for (const mode of Object.keys(job.modes)) {
+          const file = path.join(tmp, `hits${i}-${mode}.bin`);
+          (job.modes[mode] as { hits?: Hits }).hits = decodeHits(file, await readFile(file));
+        }
+      }
+      return raw;
+    },
+  );
+  return result as unknown as EmbreeTrace;
+}
+
+export interface EmbreeBvhOptions {
+  arity: 2 | 4 | 8;
+  maxLeafSize: number;
+  traversalCost: number;
+  intersectionCost: number;
+  quality: 'low' | 'medium' | 'high';
+  threads: number;
+  builds?: number;
+}
+
+/** Embree's own tree of `mesh` from rtcBuildBVH (spatial splits with quality high), as a libs/raytrace Bvh. */
+export async function embreeBuildBvh(mesh: Mesh, o: EmbreeBvhOptions): Promise<{ bvh: Bvh; buildMs: number[]; version: number }> {
+  type Raw = { version: number; buildMs: number[]; bvh: Bvh };
+  const args = ['buildbvh', '--arity', String(o.arity), '--max-leaf', String(o.maxLeafSize), '--trav-cost', String(o.traversalCost), '--int-cost', String(o.intersectionCost)];
+  args.push('--quality', o.quality, '--threads', String(o.threads), '--builds', String(o.builds ?? 1));
+  return runDriver<Raw>(
+    args,
+    async (tmp) => {
+      await writeFile(path.join(tmp, 'mesh.bin'), encodeMesh(mesh));
+      return ['--mesh', path.join(tmp, 'mesh.bin'), '--out', path.join(tmp, 'tree.bin')];
+    },
+    async (raw, tmp) => ({ ...raw, bvh: decodeTree(await readFile(path.join(tmp, 'tree.bin'))) }),
+  );
+}
+
+/** The driver's tree ("ANYBVH01", u32 arity, u32 nodes, u32 root, then kind, n, bounds[6], items[n] per node). */
+function decodeTree(bytes: Uint8Array): Bvh {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (new TextDecoder().decode(bytes.subarray(0, 8)) !== 'ANYBVH01') throw new Error(`${EMBREE_TITLE}: the driver wrote no tree`);
+  const arity = view.getUint32(8, true) as 2 | 4 | 8;
+  const count = view.getUint32(12, true);
+  const nodes: BvhNode[] = new Array(count);
+  let o = 20;
+  for (let i = 0; i < count; i++) {
+    const leaf = view.getUint32(o, true) === 1;
+    const n = view.getUint32(o + 4, true);
+    const bounds = new Float32Array(6);
+    for (let k = 0; k < 6; k++) bounds[k] = view.getFloat32(o + 8 + 4 * k, true);
+    o += 32;
+    const items = new Uint32Array(n);
+    for (let k = 0; k < n; k++) items[k] = view.getUint32(o + 4 * k, true);
+    o += 4 * n;
+    nodes[i] = { bounds, children: leaf ? [] : Array.from(items), prims: leaf ? items : new Uint32Array(0) };
+  }
+  return { arity, nodes, root: view.getUint32(16, true) };
+}
