@@ -213,3 +213,13 @@ export function formatMatrix(sub: Substitution): string {
   const rows = [...sub.alphabet].map((c, i) => c + Array.from(sub.scores.subarray(i * sub.size, (i + 1) * sub.size), (v) => String(v).padStart(width)).join(''));
   return [header, ...rows].join('\n') + '\n';
 }
+
+/**
+ * The default scoring of the `align` app by kind of sequence: nucleotides match +2,
+ * mismatch −3 (BLASTN's reward and penalty), affine gaps open 5 extend 2, linear 3 per
+ * residue; proteins BLOSUM62, affine 11/1 (Parasail's and SSW's benchmark setting), linear 4.
+ */
+export const DEFAULT_SCORING = {
+  nucleotide: { match: 2, mismatch: -3, affine: { open: 5, extend: 2 }, linear: 3 },
+  protein: { matrix: 'BLOSUM62' as MatrixName, affine: { open: 11, extend: 1 }, linear: 4 },
+} as const;

@@ -1,0 +1,335 @@
+// The aligners libs/anyseq is measured against (Parasail 2.6, SeqAn 3.2 and 2.4, SSW 1.1,
+// EMBOSS needle/water 6.6) and the one implementation of building and running them on a
+// set of pairs, shared by bench/align/run.ts and `align --compare`.
+//
+// The C++ drivers next to this file are built against the Debian packages (never installed
+// from here: a missing one is an error naming the apt-get command) and cached under
+// .cache/bench/align/<driver>-<hash of sources, compiler, CPU>. Each driver reads the
+// matrix, the sequences as letters one per line and the pairs, times the alignment of all
+// pairs (after a warm-up run) and prints the scores and times as one JSON line.
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Settings } from '../../libs/anyseq/format.ts';
+import { decode, formatMatrix, isNucleotideAlphabet, simpleScores, type Substitution } from '../../libs/anyseq/scoring.ts';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, '..', '..');
+
+/** What `align --compare` accepts. */
+export const ALIGN_REFERENCES = ['parasail', 'seqan', 'emboss'] as const;
+export type AlignReference = (typeof ALIGN_REFERENCES)[number];
+/** Every driver, the bench's SeqAn 2 and SSW included. */
+export type Driver = AlignReference | 'seqan2' | 'ssw';
+
+export const REFERENCE_TITLES: Record<Driver, string> = {
+  parasail: 'Parasail 2.6',
+  seqan: 'SeqAn 3.2',
+  seqan2: 'SeqAn 2.4',
+  ssw: 'SSW 1.1',
+  emboss: 'EMBOSS 6.6 needle/water',
+};
+
+// ------------------------------------------------------------ processes
+
+interface Exec {
+  ok: boolean;
+  stdout: string;
+  stderr: string;
+}
+
+function exec(cmd: string, args: readonly string[], cwd?: string): Promise<Exec> {
+  return new Promise((resolve) => {
+    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], cwd });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
+    child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
+    child.on('error', (e) => resolve({ ok: false, stdout, stderr: `${stderr}${e.message}` }));
+    child.on('close', (code) => resolve({ ok: code === 0, stdout, stderr }));
+  });
+}
+
+// ------------------------------------------------------------ packages
+
+const exists = (file: string) => async () => existsSync(file);
+const works = (cmd: string, args: string[]) => async () => (await exec(cmd, args)).ok;
+
+const PACKAGES: Record<Driver, { apt: string; present: () => Promise<boolean> }[]> = {
+  parasail: [
+    { apt: 'g++', present: works('g++', ['--version']) },
+    { apt: 'libparasail-dev', present: exists('/usr/include/parasail.h') },
+  ],
+  seqan: [
+    { apt: 'g++-12', present: works('g++-12', ['--version']) },
+    { apt: 'libseqan3-dev', present: exists('/usr/include/seqan3/version.hpp') },
+  ],
+  seqan2: [
+    { apt: 'g++-12', present: works('g++-12', ['--version']) },
+    { apt: 'libseqan2-dev', present: exists('/usr/include/seqan/align.h') },
+    { apt: 'libtbb-dev', present: exists('/usr/include/tbb/tbb.h') },
+  ],
+  ssw: [
+    { apt: 'g++', present: works('g++', ['--version']) },
+    { apt: 'libssw-dev', present: exists('/usr/include/ssw.h') },
+  ],
+  emboss: [{ apt: 'emboss', present: works('needle', ['-version']) }],
+};
+
+/** The Debian packages `driver` needs that are not installed. */
+export async function missingPackages(driver: Driver): Promise<string[]> {
+  const missing: string[] = [];
+  for (const p of PACKAGES[driver]) if (!(await p.present())) missing.push(p.apt);
+  return missing;
+}
+
+function notInstalled(driver: Driver, packages: string[]): Error {
+  const sudo = process.getuid?.() === 0 ? '' : 'sudo ';
+  const list = packages.join(' ');
+  return new Error(`${REFERENCE_TITLES[driver]} needs the Debian package${packages.length > 1 ? 's' : ''} ${list}, not installed here; install with: ${sudo}apt-get install -y ${list}`);
+}
+
+// ------------------------------------------------------------ building
+
+const SEQAN3_INCLUDES = ['-I/usr/include/seqan3/submodules/sdsl-lite/include', '-I/usr/include/seqan3/submodules/cereal/include'];
+
+/** How each compiled driver is built: compiler, sources, flags (the CPU's own ISA, as the libraries' benchmarks do). */
+const BUILDS: Partial<Record<Driver, { cxx: string; source: string; flags: string[] }>> = {
+  parasail: { cxx: 'g++', source: 'parasail_driver.cpp', flags: ['-O3', '-std=c++17', '-fopenmp', '-lparasail'] },
+  seqan: { cxx: 'g++-12', source: 'seqan3_driver.cpp', flags: ['-O3', '-std=c++20', '-march=native', ...SEQAN3_INCLUDES, '-pthread'] },
+  seqan2: { cxx: 'g++-12', source: 'seqan2_driver.cpp', flags: ['-O3', '-std=c++17', '-march=native', '-DSEQAN_ENABLE_PARALLELISM=1', '-pthread', '-ltbb'] },
+  ssw: { cxx: 'g++', source: 'ssw_driver.cpp', flags: ['-O3', '-std=c++17', '-fopenmp', '-lssw'] },
+};
+
+const building = new Map<Driver, Promise<string>>();
+
+/** The driver's executable, built once and cached; `onStep` hears about a build (SeqAn 3 takes minutes). */
+export function buildDriver(driver: Driver, onStep?: (step: string) => void): Promise<string> {
+  let p = building.get(driver);
+  if (!p) {
+    p = (async () => {
+      const missing = await missingPackages(driver);
+      if (missing.length) throw notInstalled(driver, missing);
+      const build = BUILDS[driver];
+      if (!build) throw new Error(`${REFERENCE_TITLES[driver]} is a command, not built`);
+      const hash = createHash('sha256');
+      for (const f of ['driver_common.h', build.source]) hash.update(`${f}\0${readFileSync(path.join(here, f))}\0`);
+      hash.update((await exec(build.cxx, ['--version'])).stdout);
+      hash.update(`${build.flags.join(' ')}\0${os.cpus()[0]?.model ?? ''}`);
+      const dir = path.join(root, '.cache', 'bench', 'align', `${driver}-${hash.digest('hex').slice(0, 16)}`);
+      mkdirSync(dir, { recursive: true });
+      const exe = path.join(dir, path.basename(build.source, '.cpp'));
+      if (existsSync(exe)) return exe;
+      onStep?.(`building the ${REFERENCE_TITLES[driver]} driver (cached afterwards)`);
+      const tmp = `${exe}.${process.pid}.tmp`;
+      const r = await exec(build.cxx, [path.join(here, build.source), `-I${here}`, '-o', tmp, ...build.flags]);
+      if (!r.ok) {
+        await writeFile(`${exe}.log`, r.stdout + r.stderr);
+        throw new Error(`building the ${REFERENCE_TITLES[driver]} driver failed; the compiler's output is in ${path.relative(process.cwd(), `${exe}.log`)}`);
+      }
+      await rename(tmp, exe);
+      return exe;
+    })();
+    p.catch(() => building.delete(driver));
+    building.set(driver, p);
+  }
+  return p;
+}
+
+// ------------------------------------------------------------ running
+
+/** The sequences of a job: residue codes of the settings' substitution. */
+export interface Sequences {
+  queries: readonly Uint8Array[];
+  targets: readonly Uint8Array[];
+}
+
+export interface ReferenceResult {
+  /** The reference and how it ran (kernel, ISA, threads). */
+  about: string;
+  /** Per timed run: all pairs, in ms. */
+  times: number[];
+  /** Per pair, in order. */
+  scores: number[];
+}
+
+export interface RunOptions {
+  scoreOnly: boolean;
+  runs: number;
+  threads: number;
+  /** Parasail: striped, scan or diag (default: each, the fastest kept); SeqAn 3: scalar or vectorised (default: each). */
+  variant?: string;
+  onStep?: (step: string) => void;
+}
+
+/** Writes a job's inputs into a temporary directory and calls `body` with their paths. */
+async function withInputs<T>(settings: Settings, seqs: Sequences, pairs: readonly (readonly [number, number])[], body: (files: string[], dir: string) => Promise<T>): Promise<T> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'align-reference-'));
+  try {
+    const sub = settings.sub;
+    const files = ['matrix.txt', 'queries.txt', 'targets.txt', 'pairs.txt'].map((f) => path.join(dir, f));
+    await writeFile(files[0]!, `${sub.alphabet}\n${Array.from({ length: sub.size }, (_, a) => Array.from(sub.scores.subarray(a * sub.size, (a + 1) * sub.size)).join(' ')).join('\n')}\n`);
+    await writeFile(files[1]!, seqs.queries.map((s) => decode(s, sub)).join('\n') + '\n');
+    await writeFile(files[2]!, seqs.targets.map((s) => decode(s, sub)).join('\n') + '\n');
+    await writeFile(files[3]!, pairs.map(([i, j]) => `${i} ${j}`).join('\n') + '\n');
+    return await body(files, dir);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+async function runDriver(exe: string, args: string[]): Promise<ReferenceResult> {
+  const r = await exec(exe, args);
+  const name = path.basename(exe);
+  if (!r.ok) throw new Error(`${name} failed: ${r.stderr.trim().split('\n').slice(-1)[0] ?? ''}`);
+  const json = r.stdout.split('\n').find((l) => l.startsWith('{'));
+  if (!json) throw new Error(`${name} printed no result`);
+  const out = JSON.parse(json) as { about: string; ms: number[]; scores: number[] };
+  return { about: out.about, times: out.ms, scores: out.scores };
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
+
+/** Gap open and extend in Parasail's convention (a linear gap opens and extends at the same cost). */
+function openExtend(settings: Settings): [number, number] {
+  const g = settings.gaps;
+  return g.kind === 'linear' ? [g.gap, g.gap] : [g.open, g.extend];
+}
+
+const PARASAIL_FAMILY = { global: 'nw', semi: 'sg', local: 'sw' } as const;
+
+async function runParasail(settings: Settings, seqs: Sequences, pairs: readonly (readonly [number, number])[], o: RunOptions): Promise<ReferenceResult> {
+  const exe = await buildDriver('parasail', o.onStep);
+  const [open, extend] = openExtend(settings);
+  const variants = o.variant ? [o.variant] : ['striped', 'scan', 'diag'];
+  return withInputs(settings, seqs, pairs, async (files) => {
+    // The first variant (striped) sets the scores; another counts only where it agrees:
+    // Parasail 2.6's sg_trace_diag returns wrong scores without flagging saturation.
+    let best: ReferenceResult | undefined;
+    for (const v of variants) {
+      o.onStep?.(`Parasail ${PARASAIL_FAMILY[settings.mode]} ${v}`);
+      const r = await runDriver(exe, [PARASAIL_FAMILY[settings.mode], v, o.scoreOnly ? '0' : '1', String(open), String(extend), String(o.runs), String(o.threads), ...files]);
+      if (best && r.scores.some((x, k) => x !== best!.scores[k])) continue;
+      if (!best || median(r.times) < median(best.times)) best = r;
+    }
+    return best!;
+  });
+}
+
+/** SeqAn 3 scores nucleotides by match/mismatch (dna5) and proteins by any matrix (aa27). */
+function seqanScheme(sub: Substitution): string {
+  const simple = simpleScores(sub);
+  if (isNucleotideAlphabet(sub.alphabet) && simple && sub.alphabet === 'ACGTN') return 'dna';
+  if (!isNucleotideAlphabet(sub.alphabet) && [...sub.alphabet].every((c) => /[A-Z*]/.test(c))) return 'protein';
+  throw new Error(`SeqAn 3 reproduces match/mismatch scoring of nucleotides (ACGTN) and matrices over amino acids; not ${sub.name ?? 'this scoring'}`);
+}
+
+async function runSeqan(settings: Settings, seqs: Sequences, pairs: readonly (readonly [number, number])[], o: RunOptions): Promise<ReferenceResult> {
+  const scheme = seqanScheme(settings.sub);
+  const exe = await buildDriver('seqan', o.onStep);
+  const [open, extend] = openExtend(settings);
+  const variants = o.variant ? [o.variant] : ['scalar', 'vectorised'];
+  return withInputs(settings, seqs, pairs, async (files) => {
+    let best: ReferenceResult | undefined;
+    for (const v of variants) {
+      o.onStep?.(`SeqAn 3 ${v}`);
+      const r = await runDriver(exe, [settings.mode, scheme, v, o.scoreOnly ? '0' : '1', String(open), String(extend), String(o.runs), String(o.threads), ...files]);
+      if (!best || median(r.times) < median(best.times)) best = r;
+    }
+    return best!;
+  });
+}
+
+/** SeqAn 2's Hirschberg: global alignment, linear gaps, match/mismatch on nucleotides, in linear memory. */
+async function runSeqan2(settings: Settings, seqs: Sequences, pairs: readonly (readonly [number, number])[], o: RunOptions): Promise<ReferenceResult> {
+  const simple = simpleScores(settings.sub);
+  if (settings.mode !== 'global' || settings.gaps.kind !== 'linear' || !simple || o.scoreOnly) throw new Error('the SeqAn 2 driver runs Hirschberg: global traceback with linear gaps and match/mismatch scores');
+  const exe = await buildDriver('seqan2', o.onStep);
+  return withInputs(settings, seqs, pairs, (files) =>
+    runDriver(exe, [String(simple.match), String(simple.mismatch), String(settings.gaps.kind === 'linear' ? settings.gaps.gap : 0), String(o.runs), String(o.threads), ...files]),
+  );
+}
+
+/** SSW: local alignment, affine gaps, 8-bit then 16-bit striped SSE2, scores only here. */
+async function runSsw(settings: Settings, seqs: Sequences, pairs: readonly (readonly [number, number])[], o: RunOptions): Promise<ReferenceResult> {
+  if (settings.mode !== 'local' || !o.scoreOnly) throw new Error('SSW computes local alignments; the driver runs score only');
+  const exe = await buildDriver('ssw', o.onStep);
+  const [open, extend] = openExtend(settings);
+  if (open > 255) throw new Error('SSW takes gap penalties up to 255');
+  return withInputs(settings, seqs, pairs, (files) => runDriver(exe, [String(open), String(extend), String(o.runs), String(o.threads), ...files]));
+}
+
+/**
+ * EMBOSS needle (global: end gaps charged with -endweight; semi: needle's default free end
+ * gaps) and water (local), one pair at a time with the matrix written in its format. Scores
+ * are printed as decimals; integers here. A correctness oracle (full-matrix memory), timed
+ * as whole runs of the command.
+ */
+async function runEmboss(settings: Settings, seqs: Sequences, pairs: readonly (readonly [number, number])[], o: RunOptions): Promise<ReferenceResult> {
+  const missing = await missingPackages('emboss');
+  if (missing.length) throw notInstalled('emboss', missing);
+  const [open, extend] = openExtend(settings);
+  const sub = settings.sub;
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'align-emboss-'));
+  try {
+    // EMBOSS needs a '*' row and column in a matrix; it scores residues outside the alphabet.
+    await writeFile(path.join(dir, 'MATRIX'), formatMatrix(withStar(sub)));
+    const program = settings.mode === 'local' ? 'water' : 'needle';
+    const endGaps = settings.mode === 'global' ? ['-endweight', '-endopen', String(open), '-endextend', String(extend)] : [];
+    const scores: number[] = [];
+    const times: number[] = [];
+    for (let run = 0; run < Math.max(1, o.runs); run++) {
+      const t0 = process.hrtime.bigint();
+      for (const [k, [i, j]] of pairs.entries()) {
+        await writeFile(path.join(dir, 'a.fa'), `>a\n${decode(seqs.queries[i]!, sub)}\n`);
+        await writeFile(path.join(dir, 'b.fa'), `>b\n${decode(seqs.targets[j]!, sub)}\n`);
+        const args = ['-asequence', 'a.fa', '-bsequence', 'b.fa', '-datafile', 'MATRIX', '-gapopen', String(open), '-gapextend', String(extend), ...endGaps, '-aformat', 'score', '-outfile', 'stdout', '-auto'];
+        const r = await exec(program, args, dir);
+        const m = r.stdout.match(/\(([-\d.]+)\)\s*$/m);
+        if (!r.ok || !m) throw new Error(`${program} failed: ${(r.stderr || r.stdout).trim().split('\n').slice(-1)[0] ?? ''}`);
+        if (run === 0) scores[k] = Number(m[1]);
+      }
+      times.push(Number(process.hrtime.bigint() - t0) / 1e6);
+    }
+    return { about: `EMBOSS 6.6 ${program} (full matrix, one process per pair)`, times, scores };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** The matrix with a `*` residue (scoring the lowest value) when it has none: EMBOSS requires one. */
+function withStar(sub: Substitution): Substitution {
+  if (sub.alphabet.includes('*')) return sub;
+  const size = sub.size + 1;
+  const low = Math.min(...sub.scores);
+  const scores = new Int32Array(size * size).fill(low);
+  for (let a = 0; a < sub.size; a++) for (let b = 0; b < sub.size; b++) scores[a * size + b] = sub.scores[a * sub.size + b]!;
+  scores[size * size - 1] = 1;
+  return { alphabet: `${sub.alphabet}*`, size, scores };
+}
+
+/** Runs `driver` on the pairs: the scores, and the times of `runs` runs after a warm-up. */
+export function runAlignReference(
+  driver: Driver,
+  settings: Settings,
+  seqs: Sequences,
+  pairs: readonly (readonly [number, number])[],
+  options: RunOptions,
+): Promise<ReferenceResult> {
+  switch (driver) {
+    case 'parasail':
+      return runParasail(settings, seqs, pairs, options);
+    case 'seqan':
+      return runSeqan(settings, seqs, pairs, options);
+    case 'seqan2':
+      return runSeqan2(settings, seqs, pairs, options);
+    case 'ssw':
+      return runSsw(settings, seqs, pairs, options);
+    case 'emboss':
+      return runEmboss(settings, seqs, pairs, options);
+  }
+}
