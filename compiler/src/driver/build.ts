@@ -12,8 +12,9 @@ import { LINKER_FAILED, LinkFailure, llvmToExecutable, llvmToSharedLibrary, Miss
 export interface BuildOptions {
   optLevel?: 0 | 1 | 2 | 3;
   targetCpu?: string;
-  kind: 'exe' | 'shared' | 'llvm' | 'ir';
-  /** The file to write; for 'llvm' and 'ir', '-' means standard output. */
+  /** 'ptx' and 'opencl' write the device code of the program's GPU launches (nvvm/cuda, opencl). */
+  kind: 'exe' | 'shared' | 'llvm' | 'ir' | 'ptx' | 'opencl';
+  /** The file to write; for the text kinds ('llvm', 'ir', 'ptx', 'opencl'), '-' means standard output. */
   output: string;
   peTrace?: boolean;
   /** Collects the time of each stage, clang's included (--time-passes). */
@@ -50,6 +51,17 @@ export async function buildProgram(sources: SourceFile[], opts: BuildOptions): P
       case 'ir':
         await writeOutput(opts.output, result.irText ?? '');
         break;
+      case 'ptx':
+      case 'opencl': {
+        const target = opts.kind === 'ptx' ? 'nvvm' : 'opencl';
+        const program = result.device.find((d) => d.target === target);
+        if (!program) {
+          const launches = opts.kind === 'ptx' ? "'nvvm' or 'cuda'" : "'opencl'";
+          return fail([...warnings, error(`no ${opts.kind === 'ptx' ? 'PTX' : 'OpenCL C'} to write: the program launches no ${launches} kernel`)]);
+        }
+        await writeOutput(opts.output, program.code);
+        break;
+      }
       case 'exe': {
         if (!result.hasMain) {
           return fail([...warnings, error("cannot build an executable: the program has no 'main' function (use a shared library for a program without one)")]);

@@ -30,6 +30,8 @@ Examples:
                                         a shared library of the program's \`extern fn\`s
   impala --emit-llvm x.impala -o x.ll   the LLVM IR handed to clang-19 (-o - for stdout)
   impala --emit-ir x.impala             the CPS graph after optimisation, to stdout
+  impala --emit-ptx gpu.impala -o -     the PTX of the program's nvvm/cuda kernels
+  impala --emit-opencl gpu.impala       the OpenCL C of its opencl kernels (gpu.cl)
   impala --pe-trace x.impala            show what the partial evaluator specialised
   impala --time-passes x.impala         print the time of each compiler stage to stderr
 
@@ -43,6 +45,8 @@ interface CliOptions {
   output?: string;
   emitLlvm?: boolean;
   emitIr?: boolean;
+  emitPtx?: boolean;
+  emitOpencl?: boolean;
   shared?: boolean;
   run?: boolean;
   optLevel: string;
@@ -59,6 +63,8 @@ function makeProgram(io: CliIO): Command {
     .option('-o, --output <file>', 'output file (default: from the first input file name)')
     .option('--emit-llvm', 'write LLVM IR (.ll) instead of an executable')
     .option('--emit-ir', 'print the optimised CPS IR (to stdout unless -o is given)')
+    .option('--emit-ptx', 'write the PTX of the nvvm/cuda kernels (.ptx) instead of an executable')
+    .option('--emit-opencl', 'write the OpenCL C of the opencl kernels (.cl) instead of an executable')
     .option('--shared', 'build a shared library (lib<name>.so) instead of an executable')
     .option('--run', 'build a temporary executable, run it and exit with its exit code; arguments after -- go to the program')
     .addOption(new Option('-O, --opt-level <level>', 'optimisation level: -O0, -O1, -O2 or -O3').default('2', '-O2'))
@@ -95,16 +101,17 @@ export async function main(argv: readonly string[], io: CliIO = processIO): Prom
 }
 
 async function runCommand(files: string[], opts: CliOptions, programArgs: readonly string[], io: CliIO): Promise<number> {
-  const modes = (['emitLlvm', 'emitIr', 'shared', 'run'] as const).filter((m) => opts[m]);
+  const modes = (['emitLlvm', 'emitIr', 'emitPtx', 'emitOpencl', 'shared', 'run'] as const).filter((m) => opts[m]);
   if (modes.length > 1) {
-    const flag = { emitLlvm: '--emit-llvm', emitIr: '--emit-ir', shared: '--shared', run: '--run' };
+    const flag = { emitLlvm: '--emit-llvm', emitIr: '--emit-ir', emitPtx: '--emit-ptx', emitOpencl: '--emit-opencl', shared: '--shared', run: '--run' };
     throw new UsageError(`${modes.map((m) => flag[m]).join(' and ')} cannot be combined; pick one`);
   }
   if (programArgs.length > 0 && !opts.run) throw new UsageError("arguments after '--' are for the program and need --run");
   const optLevel = parseOptLevel(opts.optLevel);
   const sources = await readSources(files);
 
-  const kind: BuildOptions['kind'] = opts.emitLlvm ? 'llvm' : opts.emitIr ? 'ir' : opts.shared ? 'shared' : 'exe';
+  const kind: BuildOptions['kind'] =
+    opts.emitLlvm ? 'llvm' : opts.emitIr ? 'ir' : opts.emitPtx ? 'ptx' : opts.emitOpencl ? 'opencl' : opts.shared ? 'shared' : 'exe';
   // Loaded only now: usage errors, --help and unreadable files need none of the compiler.
   // Executables and libraries come from the artifact cache when nothing that decides their bytes changed.
   const { buildThroughCache: buildProgram } = await import('./cached-build.ts');
@@ -170,6 +177,10 @@ function defaultOutput(first: string, kind: BuildOptions['kind']): string {
       return `${base}.ll`;
     case 'ir':
       return '-';
+    case 'ptx':
+      return `${base}.ptx`;
+    case 'opencl':
+      return `${base}.cl`;
   }
 }
 
