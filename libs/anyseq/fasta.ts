@@ -281,8 +281,14 @@ class FastxParser {
 const GZIP = [0x1f, 0x8b];
 const XZ = [0xfd, 0x37, 0x7a, 0x58, 0x5a, 0x00];
 
+/** A file's bytes; `failure` settles once the decompressor is done, with its error if it failed. */
+interface Opened {
+  stream: Readable;
+  failure: Promise<string | undefined>;
+}
+
 /** The bytes of `file`, decompressed as its magic bytes say (gzip through node:zlib, xz through `xz -dc`). */
-async function openDecompressed(file: string): Promise<Readable> {
+async function openDecompressed(file: string): Promise<Opened> {
   let handle;
   try {
     handle = await fsp.open(file, 'r');
@@ -302,34 +308,55 @@ async function openDecompressed(file: string): Promise<Readable> {
   if (starts(GZIP)) {
     const gunzip = createGunzip();
     createReadStream(file).on('error', (e) => gunzip.destroy(e)).pipe(gunzip);
-    return gunzip;
+    return { stream: gunzip, failure: Promise.resolve(undefined) };
   }
   if (starts(XZ)) {
     const xz = spawn('xz', ['-dc', '--', file], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
     xz.stderr.on('data', (d) => (stderr += d));
-    xz.on('error', (e) => xz.stdout.destroy(new Error((e as NodeJS.ErrnoException).code === 'ENOENT' ? 'the xz command is not installed (apt-get install xz-utils)' : e.message)));
-    xz.on('close', (code) => {
-      if (code) xz.stdout.destroy(new Error(stderr.trim().replace(/^xz: /, '') || `xz exited with status ${code}`));
+    const failure = new Promise<string | undefined>((resolve) => {
+      xz.on('error', (e) => {
+        const why = (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'the xz command is not installed (apt-get install xz-utils)' : e.message;
+        xz.stdout.destroy(new Error(why));
+        resolve(why);
+      });
+      xz.on('close', (code) => {
+        // The message without xz's "xz: <file>: " prefix; a broken pipe is ours (we stopped reading).
+        const why = code ? stderr.trim().replace(/^xz: (.*?: )?/, '') || `xz exited with status ${code}` : undefined;
+        if (why) xz.stdout.destroy(new Error(why));
+        resolve(why && !/broken pipe/i.test(why) ? `damaged xz data (${why})` : undefined);
+      });
     });
-    return xz.stdout;
+    return { stream: xz.stdout, failure };
   }
-  return createReadStream(file);
+  return { stream: createReadStream(file), failure: Promise.resolve(undefined) };
 }
 
 /** Every record of a FASTA or FASTQ file (plain, gzip or xz); errors are one line naming the file (and the line). */
 export async function readSequences(file: string): Promise<SequenceRecord[]> {
-  const stream = await openDecompressed(file);
+  const { stream, failure } = await openDecompressed(file);
   const parser = new FastxParser(file);
   try {
     for await (const chunk of stream) parser.push(chunk as Uint8Array);
   } catch (e) {
     stream.destroy();
+    // Damaged compressed data can decompress to garbage before the decompressor notices: its error is the one to report.
+    const broken = await failure;
+    if (broken) throw new Error(`cannot read '${file}': ${broken}`);
     const err = e as NodeJS.ErrnoException;
     if (err.message.startsWith(`${file}:`) || err.message.startsWith(`cannot read '${file}'`)) throw err;
     if (err.code?.startsWith('Z_')) throw new Error(`cannot read '${file}': damaged gzip data (${err.message})`);
     throw new Error(`cannot read '${file}': ${err.message}`);
   }
+  const broken = await failure;
+  if (broken) throw new Error(`cannot read '${file}': ${broken}`);
+  return parser.end();
+}
+
+/** The records in bytes already in memory, cut into chunks anywhere (what readSequences does with a file's stream). */
+export function parseSequences(chunks: Iterable<Uint8Array>, file: string): SequenceRecord[] {
+  const parser = new FastxParser(file);
+  for (const chunk of chunks) parser.push(chunk);
   return parser.end();
 }
 
