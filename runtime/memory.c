@@ -8,6 +8,7 @@
 #include "device.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +19,9 @@ enum { ALIGNMENT = 64 };
 static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
 static anydsl_buffer* table;
 static size_t table_len, table_cap;
+/* table_len, readable without the lock: programs that never touch an accelerator (most
+ * CPU programs) pay no lock for their host copies and releases. */
+static _Atomic size_t table_entries;
 
 /* Whether ptr of this buffer is an address that may be offset (CUDA's device pointers,
  * host and unified memory), rather than an opaque handle (an OpenCL cl_mem). */
@@ -39,6 +43,7 @@ static long table_index(const void* ptr) {
 }
 
 int anydsl_buffer_of(const void* ptr, anydsl_buffer* found, int64_t* inner) {
+    if (atomic_load_explicit(&table_entries, memory_order_acquire) == 0) return 0;
     pthread_mutex_lock(&table_lock);
     long i = table_index(ptr);
     if (i >= 0) {
@@ -59,6 +64,7 @@ static void table_add(const anydsl_buffer* b) {
         table_cap = cap;
     }
     table[table_len++] = *b;
+    atomic_store_explicit(&table_entries, table_len, memory_order_release);
     pthread_mutex_unlock(&table_lock);
 }
 
@@ -70,6 +76,7 @@ static int table_take(const void* ptr, anydsl_buffer* taken) {
     if (found) {
         *taken = table[i];
         table[i] = table[--table_len];
+        atomic_store_explicit(&table_entries, table_len, memory_order_release);
     }
     pthread_mutex_unlock(&table_lock);
     return found;
