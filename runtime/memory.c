@@ -129,11 +129,16 @@ void anydsl_release(int32_t dev, void* ptr) {
     if (dev == 0) {
         anydsl_buffer b;
         int64_t inner;
-        if (anydsl_buffer_of(ptr, &b, &inner) && inner == 0)
-            anydsl_device_fatal("anydsl_release: the pointer is memory of %s, released as host memory (device 0)",
+        if (!anydsl_buffer_of(ptr, &b, &inner) || inner != 0) {
+            free(ptr);
+            return;
+        }
+        if (b.kind == ANYDSL_MEM_DEVICE)
+            anydsl_device_fatal("anydsl_release: the pointer is a buffer of %s, released as host memory (device 0)",
                                 anydsl_device_label(b.dev));
-        free(ptr);
-        return;
+        /* Host and unified memory are host memory to the program (the 2018 API's Buffer
+         * records them as device 0), but only their platform can free them. */
+        dev = b.dev;
     }
     const anydsl_platform* platform = anydsl_accelerator(dev, "anydsl_release");
     anydsl_buffer b;

@@ -174,14 +174,16 @@ static void copies(int32_t n, uint32_t seed) {
 }
 
 /* Host memory (anydsl_alloc_host) as a copy source and destination, and unified memory
- * written by the host, used by a kernel and read back directly. */
+ * written by the host, used by a kernel and read back directly. The copies and releases
+ * name this memory both as the accelerator's and, as the 2018 API's Buffer does, as the
+ * host's (device 0). */
 static void memory_kinds(int32_t n, uint32_t seed) {
     int64_t bytes = (int64_t)n * 4;
     uint32_t* a = inputs(n, seed);
     uint32_t* pinned = anydsl_alloc_host(dev, bytes);
     memcpy(pinned, a, (size_t)bytes);
     void* da = anydsl_alloc(dev, bytes);
-    anydsl_copy(dev, pinned, 0, dev, da, 0, bytes);
+    anydsl_copy(0, pinned, 0, dev, da, 0, bytes);
     uint32_t* b = anydsl_alloc_unified(dev, bytes);
     for (int32_t i = 0; i < n; i++) b[i] = (uint32_t)i;
     uint32_t* c = anydsl_alloc_unified(dev, bytes);
@@ -195,10 +197,10 @@ static void memory_kinds(int32_t n, uint32_t seed) {
     memset(pinned, 0, (size_t)bytes);
     anydsl_copy(dev, da, 0, dev, pinned, 0, bytes);
     print_u32s("host", pinned, n);
-    anydsl_release(dev, pinned);
+    anydsl_release(0, pinned);
     anydsl_release(dev, da);
     anydsl_release(dev, b);
-    anydsl_release(dev, c);
+    anydsl_release(0, c);
     free(a);
 }
 
