@@ -5,9 +5,7 @@
 // The C++ references are built from the sources next to this file against the Debian
 // packages (never installed from here: a missing one is an error that names it) and cached
 // under .cache/bench/image/<reference>-<hash of sources, compiler, CPU>.
-import { spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -16,9 +14,9 @@ import sharp from 'sharp';
 import { median, timeEach } from '../../libs/image/bench.ts';
 import { type Image, makeImage } from '../../libs/image/image.ts';
 import type { Boundary, ElementType, Pipeline } from '../../libs/image/variants.ts';
+import { byFile, cacheDir, type DebianPackage, exec, GXX, gxx as buildWithGxx, missingPackages, notInstalled } from '../shared/native.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const root = path.resolve(here, '..', '..');
 
 export const REFERENCES = ['halide', 'opencv', 'sharp'] as const;
 export type ReferenceName = (typeof REFERENCES)[number];
@@ -75,42 +73,16 @@ export function referenceKernel(reference: ReferenceName, pipeline: Pipeline, ty
   return kernel;
 }
 
-// ------------------------------------------------------------ processes
-
-interface Exec {
-  ok: boolean;
-  stdout: string;
-  stderr: string;
-}
-
-function exec(cmd: string, args: readonly string[], onStdout?: (stdout: string) => void): Promise<Exec> {
-  return new Promise((resolve) => {
-    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (s: string) => {
-      stdout += s;
-      onStdout?.(stdout);
-    });
-    child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
-    child.on('error', (e) => resolve({ ok: false, stdout, stderr: `${stderr}${e.message}` }));
-    child.on('close', (code) => resolve({ ok: code === 0, stdout, stderr }));
-  });
-}
-
-const works = async (cmd: string, args: string[]): Promise<boolean> => (await exec(cmd, args)).ok;
-
 // ------------------------------------------------------------ packages
 
 const HALIDE_INCLUDE = '/usr/include/halide14';
 
-const PACKAGES: Record<ReferenceName, { apt: string; present: () => Promise<boolean> }[]> = {
-  halide: [
-    { apt: 'g++', present: () => works('g++', ['--version']) },
-    { apt: 'libhalide14-0-dev', present: async () => existsSync(path.join(HALIDE_INCLUDE, 'Halide.h')) },
-  ],
+const works = async (cmd: string, args: string[]): Promise<boolean> => (await exec(cmd, args)).ok;
+
+const PACKAGES: Record<ReferenceName, DebianPackage[]> = {
+  halide: [GXX, byFile('libhalide14-0-dev', path.join(HALIDE_INCLUDE, 'Halide.h'))],
   opencv: [
-    { apt: 'g++', present: () => works('g++', ['--version']) },
+    GXX,
     { apt: 'pkg-config', present: () => works('pkg-config', ['--version']) },
     { apt: 'libopencv-dev', present: () => works('pkg-config', ['--exists', 'opencv4']) },
   ],
@@ -119,56 +91,21 @@ const PACKAGES: Record<ReferenceName, { apt: string; present: () => Promise<bool
 };
 
 /** The Debian packages `reference` needs that are not installed. */
-export async function missingPackages(reference: ReferenceName): Promise<string[]> {
-  const missing: string[] = [];
-  for (const p of PACKAGES[reference]) if (!(await p.present())) missing.push(p.apt);
-  return missing;
-}
+export const missingReferencePackages = (reference: ReferenceName): Promise<string[]> => missingPackages(PACKAGES[reference]);
 
-/** The one-line error for a reference whose packages are missing, with the command that installs them. */
-function notInstalled(reference: ReferenceName, packages: string[]): Error {
-  const sudo = process.getuid?.() === 0 ? '' : 'sudo ';
-  const list = packages.join(' ');
-  return new Error(`${REFERENCE_TITLES[reference]} needs the Debian package${packages.length > 1 ? 's' : ''} ${list}, not installed here; install with: ${sudo}apt-get install -y ${list}`);
-}
+/** The Debian packages of the references `names`. */
+export const referencePackages = (names: readonly ReferenceName[]): DebianPackage[] => names.flatMap((n) => PACKAGES[n]);
 
 // ------------------------------------------------------------ building
 
 const CXX_FLAGS = ['-O3', '-std=c++17', `-I${here}`];
-
-/** The cache directory for what is built from `sources` and `extra` (which changes the result too: compiler, CPU, library version). */
-async function cacheDir(group: string, sources: readonly string[], extra: string): Promise<string> {
-  const hash = createHash('sha256');
-  for (const f of sources) hash.update(`${f}\0${readFileSync(path.join(here, f))}\0`);
-  hash.update((await exec('g++', ['--version'])).stdout);
-  hash.update(`${extra}\0${os.cpus()[0]?.model ?? ''}`);
-  const dir = path.join(root, '.cache', 'bench', 'image', `${group}-${hash.digest('hex').slice(0, 16)}`);
-  mkdirSync(dir, { recursive: true });
-  return dir;
-}
-
-/**
- * Compiles `exe` into `dir` unless it is there; the build goes to a private name first and
- * is renamed into place, so processes building at the same time never see half a file.
- * A failure is one line pointing at the compiler's output.
- */
-async function gxx(dir: string, exe: string, args: readonly string[]): Promise<string> {
-  const file = path.join(dir, exe);
-  if (existsSync(file)) return file;
-  const tmp = `${file}.${process.pid}.tmp`;
-  const r = await exec('g++', [...CXX_FLAGS, ...args, '-o', tmp]);
-  if (!r.ok) {
-    const log = `${file}.log`;
-    await writeFile(log, r.stdout + r.stderr);
-    throw new Error(`building ${exe} with g++ failed; its output is in ${path.relative(process.cwd(), log)}`);
-  }
-  await rename(tmp, file);
-  return file;
-}
+const local = (files: readonly string[]): string[] => files.map((f) => path.join(here, f));
+const imageCacheDir = (group: string, sources: readonly string[], extra: string) => cacheDir(`image/${group}`, local(sources), extra);
+const gxx = (dir: string, exe: string, args: readonly string[]) => buildWithGxx(dir, exe, [...CXX_FLAGS, ...args]);
 
 /** A C++ tool of this directory built (and cached) on its own, e.g. the memory bandwidth probe. */
 export async function buildTool(exe: string, source: string, flags: readonly string[] = []): Promise<string> {
-  const dir = await cacheDir(exe, ['driver_common.h', source], flags.join(' '));
+  const dir = await imageCacheDir(exe, ['driver_common.h', source], flags.join(' '));
   return gxx(dir, exe, [path.join(here, source), ...flags]);
 }
 
@@ -211,7 +148,7 @@ async function runDriver(exe: string, kernel: string, plane: Image, runs: number
 
 async function prepareHalide(onStep?: (step: string) => void): Promise<Prepared> {
   const header = statSync(path.join(HALIDE_INCLUDE, 'Halide.h'));
-  const dir = await cacheDir('halide', ['driver_common.h', 'halide_pipelines.cpp', 'halide_driver.cpp'], `${header.size}/${header.mtimeMs}`);
+  const dir = await imageCacheDir('halide', ['driver_common.h', 'halide_pipelines.cpp', 'halide_driver.cpp'], `${header.size}/${header.mtimeMs}`);
   const targetFile = path.join(dir, 'halide_target.txt');
   // Written last, so its presence means the driver is complete.
   if (!existsSync(targetFile)) {
@@ -242,7 +179,7 @@ async function prepareHalide(onStep?: (step: string) => void): Promise<Prepared>
 async function prepareOpenCV(): Promise<Prepared> {
   const version = (await exec('pkg-config', ['--modversion', 'opencv4'])).stdout.trim();
   const flags = (await exec('pkg-config', ['--cflags', '--libs', 'opencv4'])).stdout.trim().split(/\s+/);
-  const dir = await cacheDir('opencv', ['driver_common.h', 'opencv_driver.cpp'], version);
+  const dir = await imageCacheDir('opencv', ['driver_common.h', 'opencv_driver.cpp'], version);
   const driver = await gxx(dir, 'opencv_driver', [path.join(here, 'opencv_driver.cpp'), ...flags]);
   return {
     about: `OpenCV ${version}`,
@@ -282,8 +219,8 @@ export function prepareReference(reference: ReferenceName, onStep?: (step: strin
   let p = prepared.get(reference);
   if (!p) {
     p = (async () => {
-      const missing = await missingPackages(reference);
-      if (missing.length) throw notInstalled(reference, missing);
+      const missing = await missingReferencePackages(reference);
+      if (missing.length) throw notInstalled(REFERENCE_TITLES[reference], missing);
       return reference === 'halide' ? prepareHalide(onStep) : reference === 'opencv' ? prepareOpenCV() : prepareSharp();
     })();
     // A failure is not remembered: the packages may be installed by the next call.

@@ -32,14 +32,15 @@ import {
   type Agreement,
   buildTool,
   compareOutputs,
-  missingPackages,
   prepareReference,
   REFERENCE_KERNELS,
   REFERENCE_TITLES,
   type ReferenceKernel,
   type ReferenceName,
+  referencePackages,
   runReference,
 } from './references.ts';
+import { installMissing } from '../shared/native.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..', '..');
@@ -60,20 +61,6 @@ if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs must be a posit
 if (!Number.isInteger(size) || size < 8) throw new Error(`--size must be an integer of at least 8, not '${cli.size}'`);
 
 // ------------------------------------------------------------ references
-
-/** Installs the missing reference packages as root; otherwise says which are needed. */
-async function ensurePackages(): Promise<void> {
-  const missing = [...new Set([...(await missingPackages('halide')), ...(await missingPackages('opencv'))])];
-  if (missing.length === 0) return;
-  if (process.getuid?.() !== 0) {
-    console.error(`bench/image: the references need ${missing.join(' ')}; install them with\n  sudo apt-get install -y ${missing.join(' ')}`);
-    return;
-  }
-  console.error(`bench/image: installing ${missing.join(' ')} (apt-get)`);
-  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  const r = spawnSync('apt-get', ['install', '-y', '--no-install-recommends', ...missing], { stdio: ['ignore', 'ignore', 'inherit'], env });
-  if (r.status !== 0) console.error(`bench/image: apt-get install ${missing.join(' ')} failed; those references are skipped`);
-}
 
 /** The references the rows use, each prepared once; one that cannot be is skipped with its reason. */
 async function prepareReferences(names: readonly ReferenceName[]): Promise<{ about: Map<ReferenceName, string>; skipped: string[] }> {
@@ -214,7 +201,7 @@ async function main(): Promise<number> {
     console.error(`bench/image: ${(e as Error).message}`);
     return 1;
   }
-  await ensurePackages();
+  await installMissing('bench/image', referencePackages(['halide', 'opencv']));
   const membw = await buildTool('membw', 'membw.cpp', ['-lpthread']);
   const references = await prepareReferences(CASES.map((c) => c.kernel.reference));
   for (const s of references.skipped) console.error(`bench/image: skipped ${s}`);

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { main as blur } from '../../apps/blur/src/cli.ts';
 import { main as harris } from '../../apps/harris/src/cli.ts';
 import { writeImage } from '../../apps/shared/image.ts';
-import { missingPackages } from '../../bench/image/references.ts';
+import { missingReferencePackages } from '../../bench/image/references.ts';
 import { randomImage, runApp as run } from './support.ts';
 
 let dir: string;
@@ -28,7 +28,7 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** The test's name, with why it is skipped when a reference's packages are missing. */
 async function needing(reference: 'halide' | 'opencv', name: string): Promise<{ name: string; missing: boolean }> {
-  const missing = await missingPackages(reference);
+  const missing = await missingReferencePackages(reference);
   return { name: missing.length ? `${name} (skipped: needs apt-get install ${missing.join(' ')})` : name, missing: missing.length > 0 };
 }
 
