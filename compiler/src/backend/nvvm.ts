@@ -8,6 +8,7 @@
 // The driver turns the text into PTX with llc-19 and checks it with ptxas
 // (driver/device-code.ts).
 import type { Continuation } from '../ir/defs.ts';
+import { fail } from './errors.ts';
 import { emitFunction } from './llvm-function.ts';
 import { ModuleContext } from './llvm-module.ts';
 import { symbol } from './names.ts';
@@ -19,7 +20,14 @@ export const NVPTX_DATA_LAYOUT = 'e-i64:64-i128:128-v16:16-v32:32-n16:32:64';
 
 /** The device module of `kernels` (exported `device` continuations named as their kernels). */
 export function emitNVVM(kernels: readonly Continuation[], moduleName = 'anydsl_nvvm'): string {
-  const mod = new ModuleContext(collectProgram(kernels), true);
+  const program = collectProgram(kernels);
+  // What a GPU has no code for is refused here, where ptxas may be absent to notice it.
+  for (const c of program.imports) {
+    const name = c.linkName ?? c.name;
+    if (c.cc !== 'device') fail(null, `calls the host function '${name}' in a GPU kernel`);
+    if (!name.startsWith('llvm.')) fail(null, `calls '${name}', which NVVM kernels do not have (an OpenCL built-in?)`);
+  }
+  const mod = new ModuleContext(program, true);
   const functions = mod.program.functions.map((f) => emitFunction(mod, f));
   const annotations = kernels.map((k, i) => `!${i} = !{ptr @${symbol(k.linkName ?? k.name)}, !"kernel", i32 1}`);
   mod.addTrailer(`!nvvm.annotations = !{${kernels.map((_, i) => `!${i}`).join(', ')}}`);

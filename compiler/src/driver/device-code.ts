@@ -14,8 +14,10 @@ import { createHash } from 'node:crypto';
 import { accessSync, constants, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { BackendError } from '../backend/errors.ts';
 import { emitNVVM } from '../backend/nvvm.ts';
 import { emitOpenCL } from '../backend/opencl.ts';
+import type { Continuation } from '../ir/defs.ts';
 import type { World } from '../ir/world.ts';
 import { CompileError, type Span } from '../syntax/diagnostics.ts';
 import { cString, type DeviceTarget, kernelContinuations, programGlobals } from '../transform/kernels.ts';
@@ -41,17 +43,41 @@ export function buildDevicePrograms(world: World): DeviceProgram[] {
     const kernels = kernelContinuations(world, target);
     if (!kernels.length) continue;
     const names = kernels.map((k) => k.linkName!);
+    const text = generate(target, kernels);
     if (target === 'nvvm') {
-      const llvm = emitNVVM(kernels);
-      const code = ptxOf(llvm, kernels[0]!.span);
+      const code = ptxOf(text, kernels[0]!.span);
       checkPtx(code, kernels[0]!.span);
-      programs.push({ target, kernels: names, code, llvm });
+      programs.push({ target, kernels: names, code, llvm: text });
     } else {
-      programs.push({ target, kernels: names, code: emitOpenCL(kernels) });
+      programs.push({ target, kernels: names, code: text });
     }
     embed(world, programs[programs.length - 1]!);
   }
   return programs;
+}
+
+/**
+ * The device code of `kernels`; a kernel the backend cannot compile (it calls a host
+ * function, allocates, uses a type the target lacks) is the user's error, located at the kernel.
+ */
+function generate(target: DeviceTarget, kernels: readonly Continuation[]): string {
+  const emit = (ks: readonly Continuation[]): string => (target === 'nvvm' ? emitNVVM(ks) : emitOpenCL(ks));
+  try {
+    return emit(kernels);
+  } catch (e) {
+    if (!(e instanceof BackendError)) throw e;
+    // Which kernel: each on its own again (only on this error path).
+    const culprit = kernels.find((k) => {
+      try {
+        emit([k]);
+        return false;
+      } catch {
+        return true;
+      }
+    });
+    const what = e.message.replace(/^internal error \(backend\): (in '[^']*': )?/, '');
+    throw located((culprit ?? kernels[0]!).span, `this GPU kernel cannot be compiled for ${target === 'nvvm' ? 'NVVM' : 'OpenCL'}: ${what}`);
+  }
 }
 
 function embed(world: World, program: DeviceProgram): void {

@@ -102,9 +102,9 @@ export function extractKernels(world: World, sink: DiagnosticSink): boolean {
   const free = new Closedness(r.continuations);
   let ok = true;
   for (const u of launches) {
-    const problem = extract(world, state, free, u, launches);
+    const problem = extract(world, state, free, u, launches, r.continuations);
     if (problem) {
-      sink.error(problem.at ?? u.span ?? u.callee.span, problem.message);
+      sink.error(problem.at ?? enclosingSpan(r.continuations, u) ?? u.span, problem.message);
       ok = false;
     }
   }
@@ -122,31 +122,40 @@ interface Problem {
   at?: Def['span'];
 }
 
-function extract(world: World, state: Extracted, free: Closedness, u: Continuation, launches: readonly Continuation[]): Problem | null {
+function extract(
+  world: World,
+  state: Extracted,
+  free: Closedness,
+  u: Continuation,
+  launches: readonly Continuation[],
+  all: readonly Continuation[],
+): Problem | null {
   const launch = launchOf(u)!;
   const [mem, dev, grid, block, body, k] = u.args;
   if (!(body instanceof Continuation) || !body.hasBody) {
     return { message: `the body of '${launch.intrinsic}' is not known at compile time: a kernel must be a closure that partial evaluation can see` };
   }
   const scope = new Scope(body);
+  const at = userSpan(scope);
   if (launches.some((other) => other !== u && scope.contains(other))) {
-    return { message: `a '${launch.intrinsic}' launch inside a GPU kernel`, at: body.span };
+    return { message: `a '${launch.intrinsic}' launch inside a GPU kernel`, at };
   }
   const used = scope.freeDefs();
   const captured = [...used.defs].filter((d) => !(d instanceof PrimOp && (d.tag === 'global' || d.tag === 'bottom'))).sort((a, b) => a.gid - b.gid);
   for (const c of used.continuations) {
-    if (c.hasBody && !free.isClosed(c)) return { message: `the GPU kernel continues at '${nameOf(c)}' outside of it: 'break' and 'return' cannot leave a kernel`, at: body.span };
+    if (c.hasBody && !free.isClosed(c)) return { message: `the GPU kernel continues at ${nameOf(c)}outside of it: 'break' and 'return' cannot leave a kernel`, at };
   }
   for (const d of captured) {
     const why = notData(d.type);
-    if (why) return { message: `the GPU kernel uses '${nameOf(d)}' of the host, ${why}: only numbers, pointers to device buffers and aggregates of numbers can be passed to a kernel`, at: body.span };
+    if (why) return { message: `the GPU kernel uses ${nameOf(d) || 'a value '}of the host, ${why}: only numbers, pointers to device buffers and aggregates of numbers can be passed to a kernel`, at };
     const host = hostAddress(d);
-    if (host) return { message: `the GPU kernel uses '${nameOf(d)}', the address of ${host} of the host: a kernel can only reach device buffers (alloc_cuda, alloc_opencl)`, at: body.span };
+    if (host) return { message: `the GPU kernel uses ${nameOf(d) ? `${nameOf(d)}, ` : ''}the address of ${host} of the host: a kernel can only reach device buffers (alloc_cuda, alloc_opencl)`, at };
   }
 
   const name = `${launch.target === 'nvvm' ? 'nvvm' : 'opencl'}_kernel_${state.kernels.length}`;
   state.kernels.push({ name, target: launch.target });
-  lambdaLift(world, scope, captured, name);
+  // Device code generation reports at the kernel's span.
+  lambdaLift(world, scope, captured, name).span = at ?? enclosingSpan(all, u) ?? body.span;
   hostLaunch(world, state, u, launch, { mem: mem!, dev: dev!, grid: grid!, block: block!, k: k! }, captured, name);
   return null;
 }
@@ -181,9 +190,33 @@ function hostAddress(d: Def): string | null {
   return null;
 }
 
+/** The span of the innermost function written outside the prelude whose scope holds `u` (for errors only). */
+function enclosingSpan(continuations: readonly Continuation[], u: Continuation): Def['span'] {
+  let best: Def['span'] = null;
+  for (const c of continuations) {
+    const s = c.span;
+    if (!s || s.file.startsWith('<prelude>') || !c.hasBody || (best && s.line <= best.line)) continue;
+    if (c === u || new Scope(c).contains(u)) best = s;
+  }
+  return best;
+}
+
+/** `'name' ` of a named value, or nothing for a computed one (whose label means nothing to a user). */
 function nameOf(d: Def): string {
-  if (d instanceof Param || d instanceof Continuation) return d.name || d.label;
-  return d.label;
+  return (d instanceof Param || d instanceof Continuation) && d.name ? `'${d.name}' ` : '';
+}
+
+/**
+ * Where the user wrote the kernel: the earliest span outside the prelude among the nodes of
+ * its scope (the body the prelude's accelerator wraps is the user's closure, inlined).
+ */
+function userSpan(scope: Scope): Def['span'] {
+  let first: Def['span'] = null;
+  for (const d of scope.defs) {
+    const s = d.span;
+    if (s && !s.file.startsWith('<prelude>') && (!first || s.line < first.line || (s.line === first.line && s.col < first.col))) first = s;
+  }
+  return first;
 }
 
 /** The kernel `name(mem, captured…, ret)`: a copy of the body with the captured defs as its params. */
@@ -191,7 +224,7 @@ function lambdaLift(world: World, scope: Scope, captured: readonly Def[], name: 
   const body = scope.entry;
   const ret = world.fnType([world.mem]);
   const kernel = world.continuation(world.fnType([world.mem, ...captured.map((d) => d.type), ret]), name, [
-    'mem', ...captured.map(nameOf), 'return',
+    'mem', ...captured.map((d) => (d instanceof Param ? d.name : '')), 'return',
   ]);
   kernel.span = body.span;
   kernel.external = true;
