@@ -11,7 +11,9 @@ import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const PACKAGES = ['clang-19', 'llvm-19', 'lld-19', 'libtbb-dev', 'ocl-icd-libopencl1', 'pocl-opencl-icd'];
-const MANIFESTS = ['package.json', 'package-lock.json', 'compiler/package.json', 'apps/impala/package.json'];
+// The root manifests and every workspace's (a changed `bin` needs npm install too).
+const WORKSPACES = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).workspaces ?? [];
+const MANIFESTS = ['package.json', 'package-lock.json', ...WORKSPACES.map((w) => `${w}/package.json`)];
 // Written after a successful install: the manifests' hash at that time.
 const STAMP = path.join(root, 'node_modules', '.anydsl-setup-stamp');
 
