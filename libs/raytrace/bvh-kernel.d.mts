@@ -16,17 +16,13 @@ export interface Scratch {
   binBounds: Float32Array;
   binCount: Int32Array;
   rightArea: Float64Array;
-  axis: number;
-  bin: number;
-  cost: number;
-  cmin: number;
-  scale: number;
+  split: Float64Array;
+  childBounds: Float64Array;
 }
 
 export const MAX_BINS: number;
 export function makeScratch(): Scratch;
-export function rangeBounds(a: BuildArrays, start: number, end: number, node: number, cb: Float64Array): void;
-export function findSplit(a: BuildArrays, start: number, end: number, cb: Float64Array, s: Scratch): void;
-export function partition(a: BuildArrays, start: number, end: number, s: Scratch): number;
-export function divide(a: BuildArrays, start: number, end: number, node: number, cb: Float64Array, s: Scratch): number;
-export function buildSubtree(a: BuildArrays, start: number, end: number, nodeBase: number, s: Scratch): number;
+export function rangeBounds(a: BuildArrays, start: number, end: number, out: Float64Array, o: number): void;
+export function findSplit(a: BuildArrays, start: number, end: number, cb: Float64Array, o: number, s: Scratch): void;
+export function partition(a: BuildArrays, start: number, end: number, s: Scratch, mid: number): number;
+export function buildSubtree(a: BuildArrays, start: number, end: number, nodeBase: number, bounds: Float64Array, s: Scratch): number;

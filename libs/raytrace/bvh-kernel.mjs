@@ -12,10 +12,18 @@
 //   node has nodeCount 0 and children nodeA, nodeB; a leaf has nodeCount ≥ 1 references
 //   order[nodeA, nodeA + nodeCount).
 // A subtree over order[start, end) (k references) uses at most 2k - 1 nodes, from nodeBase up.
+//
+// Centroids are kept doubled (min + max, no halving). One pass over a range bins its
+// references on all three axes at once; the partition pass computes both children's boxes
+// and centroid boxes, so no node ever rescans its references for bounds.
 
-/** Bins per axis: 32 on large ranges (where a split decides most), 16 below. */
+/** Bins per axis on large ranges (where a split decides most); fewer below, where the sweep would dominate. */
 export const MAX_BINS = 32;
-const SMALL_RANGE = 1024;
+
+/** @param {number} k */
+function binsFor(k) {
+  return k > 1024 ? 32 : k > 64 ? 16 : 8;
+}
 
 /**
  * @typedef {{
@@ -25,25 +33,26 @@ const SMALL_RANGE = 1024;
  * }} BuildArrays
  */
 
-/** Scratch of one builder thread: per-axis bins and the sweep's right-side areas. */
+/** Scratch of one builder thread. */
 export function makeScratch() {
   return {
-    binBounds: new Float32Array(3 * MAX_BINS * 6),
+    binBounds: new Float64Array(3 * MAX_BINS * 6),
     binCount: new Int32Array(3 * MAX_BINS),
     rightArea: new Float64Array(MAX_BINS),
-    /** Result of `findSplit`: axis (-1: none), bin, cost, and centroid range mapping. */
-    axis: -1, bin: 0, cost: 0, cmin: 0, scale: 0,
+    /** findSplit's result: axis (-1: none), bin, cost (Σ half-area·count of both sides), centroid min, scale. */
+    split: new Float64Array(5),
+    /** partition's result: the left child's box and centroid box, then the right child's (12 + 12). */
+    childBounds: new Float64Array(24),
   };
 }
 
 /** @typedef {ReturnType<typeof makeScratch>} Scratch */
 
 /**
- * Box of order[start, end) into nodeBounds at node, and the bounds of the references'
- * centroids (doubled: min + max, no halving needed) into cb.
- * @param {BuildArrays} a @param {number} start @param {number} end @param {number} node @param {Float64Array} cb
+ * Box and doubled-centroid box of order[start, end) into out[o, o + 12).
+ * @param {BuildArrays} a @param {number} start @param {number} end @param {Float64Array} out @param {number} o
  */
-export function rangeBounds(a, start, end, node, cb) {
+export function rangeBounds(a, start, end, out, o) {
   const rb = a.refBounds, order = a.order;
   let x0 = Infinity, y0 = Infinity, z0 = Infinity, x1 = -Infinity, y1 = -Infinity, z1 = -Infinity;
   let cx0 = Infinity, cy0 = Infinity, cz0 = Infinity, cx1 = -Infinity, cy1 = -Infinity, cz1 = -Infinity;
@@ -64,176 +73,205 @@ export function rangeBounds(a, start, end, node, cb) {
     if (cy > cy1) cy1 = cy;
     if (cz > cz1) cz1 = cz;
   }
-  const nb = a.nodeBounds, o = 6 * node;
-  nb[o] = x0; nb[o + 1] = y0; nb[o + 2] = z0; nb[o + 3] = x1; nb[o + 4] = y1; nb[o + 5] = z1;
-  cb[0] = cx0; cb[1] = cy0; cb[2] = cz0; cb[3] = cx1; cb[4] = cy1; cb[5] = cz1;
-}
-
-/** @param {number} dx @param {number} dy @param {number} dz */
-function half(dx, dy, dz) {
-  return dx * dy + dy * dz + dz * dx;
+  out[o] = x0; out[o + 1] = y0; out[o + 2] = z0; out[o + 3] = x1; out[o + 4] = y1; out[o + 5] = z1;
+  out[o + 6] = cx0; out[o + 7] = cy0; out[o + 8] = cz0; out[o + 9] = cx1; out[o + 10] = cy1; out[o + 11] = cz1;
 }
 
 /**
- * The best binned SAH split of order[start, end) along any axis: scratch.axis (-1 when
- * every centroid is the same point), scratch.bin (references in bins < bin go left) and
- * scratch.cost (Σ area·count of both sides, in half-areas).
- * @param {BuildArrays} a @param {number} start @param {number} end @param {Float64Array} cb @param {Scratch} s
+ * The best binned SAH split of order[start, end) (centroid box at cb[o + 6, o + 12)) along
+ * any axis, into s.split: axis (-1 when every centroid is the same point), bin (references
+ * in bins < bin go left), cost, and the bin mapping.
+ * @param {BuildArrays} a @param {number} start @param {number} end @param {Float64Array} cb @param {number} o @param {Scratch} s
  */
-export function findSplit(a, start, end, cb, s) {
-  const bins = end - start > SMALL_RANGE ? MAX_BINS : 16;
-  const rb = a.refBounds, order = a.order, bb = s.binBounds, bc = s.binCount, right = s.rightArea;
-  s.axis = -1;
-  s.cost = Infinity;
+export function findSplit(a, start, end, cb, o, s) {
+  const bins = binsFor(end - start);
+  const rb = a.refBounds, order = a.order, bb = s.binBounds, bc = s.binCount, right = s.rightArea, split = s.split;
+  const lx = cb[o + 6], ly = cb[o + 7], lz = cb[o + 8];
+  const ex = cb[o + 9] - lx, ey = cb[o + 10] - ly, ez = cb[o + 11] - lz;
+  const f = bins * (1 - 1e-6);
+  // An axis without extent bins everything into bin 0 and never offers a split.
+  const sx = ex > 0 ? f / ex : 0, sy = ey > 0 ? f / ey : 0, sz = ez > 0 ? f / ez : 0;
+  for (let b = 0; b < 3 * MAX_BINS; b++) bc[b] = 0;
+  for (let b = 0; b < 3 * MAX_BINS * 6; b += 6) {
+    bb[b] = Infinity; bb[b + 1] = Infinity; bb[b + 2] = Infinity;
+    bb[b + 3] = -Infinity; bb[b + 4] = -Infinity; bb[b + 5] = -Infinity;
+  }
+  for (let i = start; i < end; i++) {
+    const r = 6 * order[i];
+    const ax = rb[r], ay = rb[r + 1], az = rb[r + 2], bx = rb[r + 3], by = rb[r + 4], bz = rb[r + 5];
+    let b = ((ax + bx - lx) * sx) | 0;
+    if (b >= bins) b = bins - 1;
+    bc[b]++;
+    let q = 6 * b;
+    if (ax < bb[q]) bb[q] = ax;
+    if (ay < bb[q + 1]) bb[q + 1] = ay;
+    if (az < bb[q + 2]) bb[q + 2] = az;
+    if (bx > bb[q + 3]) bb[q + 3] = bx;
+    if (by > bb[q + 4]) bb[q + 4] = by;
+    if (bz > bb[q + 5]) bb[q + 5] = bz;
+    b = ((ay + by - ly) * sy) | 0;
+    if (b >= bins) b = bins - 1;
+    bc[MAX_BINS + b]++;
+    q = 6 * (MAX_BINS + b);
+    if (ax < bb[q]) bb[q] = ax;
+    if (ay < bb[q + 1]) bb[q + 1] = ay;
+    if (az < bb[q + 2]) bb[q + 2] = az;
+    if (bx > bb[q + 3]) bb[q + 3] = bx;
+    if (by > bb[q + 4]) bb[q + 4] = by;
+    if (bz > bb[q + 5]) bb[q + 5] = bz;
+    b = ((az + bz - lz) * sz) | 0;
+    if (b >= bins) b = bins - 1;
+    bc[2 * MAX_BINS + b]++;
+    q = 6 * (2 * MAX_BINS + b);
+    if (ax < bb[q]) bb[q] = ax;
+    if (ay < bb[q + 1]) bb[q + 1] = ay;
+    if (az < bb[q + 2]) bb[q + 2] = az;
+    if (bx > bb[q + 3]) bb[q + 3] = bx;
+    if (by > bb[q + 4]) bb[q + 4] = by;
+    if (bz > bb[q + 5]) bb[q + 5] = bz;
+  }
+  const total = end - start;
+  let bestAxis = -1, bestBin = 0, bestCost = Infinity;
   for (let axis = 0; axis < 3; axis++) {
-    const lo = cb[axis], extent = cb[axis + 3] - lo;
-    if (!(extent > 0)) continue;
-    const scale = (bins * (1 - 1e-6)) / extent;
+    if (!((axis === 0 ? ex : axis === 1 ? ey : ez) > 0)) continue;
     const base = axis * MAX_BINS;
-    for (let b = 0; b < bins; b++) {
-      bc[base + b] = 0;
-      const o = 6 * (base + b);
-      bb[o] = Infinity; bb[o + 1] = Infinity; bb[o + 2] = Infinity;
-      bb[o + 3] = -Infinity; bb[o + 4] = -Infinity; bb[o + 5] = -Infinity;
-    }
-    for (let i = start; i < end; i++) {
-      const r = 6 * order[i];
-      let b = ((rb[r + axis] + rb[r + axis + 3] - lo) * scale) | 0;
-      if (b >= bins) b = bins - 1;
-      bc[base + b]++;
-      const o = 6 * (base + b);
-      if (rb[r] < bb[o]) bb[o] = rb[r];
-      if (rb[r + 1] < bb[o + 1]) bb[o + 1] = rb[r + 1];
-      if (rb[r + 2] < bb[o + 2]) bb[o + 2] = rb[r + 2];
-      if (rb[r + 3] > bb[o + 3]) bb[o + 3] = rb[r + 3];
-      if (rb[r + 4] > bb[o + 4]) bb[o + 4] = rb[r + 4];
-      if (rb[r + 5] > bb[o + 5]) bb[o + 5] = rb[r + 5];
-    }
-    // Right to left: area of bins [b, bins) times their count.
+    // Right to left: half-area of bins [b, bins) times their count.
     let x0 = Infinity, y0 = Infinity, z0 = Infinity, x1 = -Infinity, y1 = -Infinity, z1 = -Infinity, n = 0;
     for (let b = bins - 1; b > 0; b--) {
-      const o = 6 * (base + b);
+      const q = 6 * (base + b);
       n += bc[base + b];
-      if (bb[o] < x0) x0 = bb[o];
-      if (bb[o + 1] < y0) y0 = bb[o + 1];
-      if (bb[o + 2] < z0) z0 = bb[o + 2];
-      if (bb[o + 3] > x1) x1 = bb[o + 3];
-      if (bb[o + 4] > y1) y1 = bb[o + 4];
-      if (bb[o + 5] > z1) z1 = bb[o + 5];
-      right[b] = n === 0 ? 0 : half(x1 - x0, y1 - y0, z1 - z0) * n;
+      if (bb[q] < x0) x0 = bb[q];
+      if (bb[q + 1] < y0) y0 = bb[q + 1];
+      if (bb[q + 2] < z0) z0 = bb[q + 2];
+      if (bb[q + 3] > x1) x1 = bb[q + 3];
+      if (bb[q + 4] > y1) y1 = bb[q + 4];
+      if (bb[q + 5] > z1) z1 = bb[q + 5];
+      const dx = x1 - x0, dy = y1 - y0, dz = z1 - z0;
+      right[b] = n === 0 ? 0 : (dx * dy + dy * dz + dz * dx) * n;
     }
     x0 = Infinity; y0 = Infinity; z0 = Infinity; x1 = -Infinity; y1 = -Infinity; z1 = -Infinity; n = 0;
     for (let b = 1; b < bins; b++) {
-      const o = 6 * (base + b - 1);
+      const q = 6 * (base + b - 1);
       n += bc[base + b - 1];
-      if (bb[o] < x0) x0 = bb[o];
-      if (bb[o + 1] < y0) y0 = bb[o + 1];
-      if (bb[o + 2] < z0) z0 = bb[o + 2];
-      if (bb[o + 3] > x1) x1 = bb[o + 3];
-      if (bb[o + 4] > y1) y1 = bb[o + 4];
-      if (bb[o + 5] > z1) z1 = bb[o + 5];
-      if (n === 0 || n === end - start) continue;
-      const cost = half(x1 - x0, y1 - y0, z1 - z0) * n + right[b];
-      if (cost < s.cost) {
-        s.cost = cost;
-        s.axis = axis;
-        s.bin = b;
-        s.cmin = lo;
-        s.scale = scale;
+      if (bb[q] < x0) x0 = bb[q];
+      if (bb[q + 1] < y0) y0 = bb[q + 1];
+      if (bb[q + 2] < z0) z0 = bb[q + 2];
+      if (bb[q + 3] > x1) x1 = bb[q + 3];
+      if (bb[q + 4] > y1) y1 = bb[q + 4];
+      if (bb[q + 5] > z1) z1 = bb[q + 5];
+      if (n === 0 || n === total) continue;
+      const dx = x1 - x0, dy = y1 - y0, dz = z1 - z0;
+      const cost = (dx * dy + dy * dz + dz * dx) * n + right[b];
+      if (cost < bestCost) {
+        bestCost = cost;
+        bestAxis = axis;
+        bestBin = b;
       }
     }
   }
+  split[0] = bestAxis;
+  split[1] = bestBin;
+  split[2] = bestCost;
+  split[3] = bestAxis === 0 ? lx : bestAxis === 1 ? ly : lz;
+  split[4] = bestAxis === 0 ? sx : bestAxis === 1 ? sy : sz;
 }
 
 /**
- * Moves the references of order[start, end) that go left under scratch's split to the
- * front; returns the first index of the right side.
- * @param {BuildArrays} a @param {number} start @param {number} end @param {Scratch} s
+ * Moves the references of order[start, end) that go left under s.split (or, with
+ * mid ≥ 0, the first mid - start references as they are) to the front; returns the first
+ * index of the right side and leaves both children's boxes and centroid boxes in
+ * s.childBounds.
+ * @param {BuildArrays} a @param {number} start @param {number} end @param {Scratch} s @param {number} mid
  */
-export function partition(a, start, end, s) {
-  const rb = a.refBounds, order = a.order, axis = s.axis, lo = s.cmin, scale = s.scale, bin = s.bin;
-  const bins = end - start > SMALL_RANGE ? MAX_BINS : 16;
+export function partition(a, start, end, s, mid) {
+  const rb = a.refBounds, order = a.order, split = s.split;
+  const axis = split[0], bin = split[1], lo = split[3], scale = split[4];
   let i = start, j = end - 1;
-  for (;;) {
-    while (i <= j) {
-      const r = 6 * order[i];
-      let b = ((rb[r + axis] + rb[r + axis + 3] - lo) * scale) | 0;
-      if (b >= bins) b = bins - 1;
-      if (b >= bin) break;
+  if (mid < 0) {
+    for (;;) {
+      while (i <= j && (((rb[6 * order[i] + axis] + rb[6 * order[i] + axis + 3] - lo) * scale) | 0) < bin) i++;
+      while (i <= j && (((rb[6 * order[j] + axis] + rb[6 * order[j] + axis + 3] - lo) * scale) | 0) >= bin) j--;
+      if (i >= j) break;
+      const t = order[i];
+      order[i] = order[j];
+      order[j] = t;
       i++;
-    }
-    while (i <= j) {
-      const r = 6 * order[j];
-      let b = ((rb[r + axis] + rb[r + axis + 3] - lo) * scale) | 0;
-      if (b >= bins) b = bins - 1;
-      if (b < bin) break;
       j--;
     }
-    if (i >= j) return i;
-    const t = order[i];
-    order[i] = order[j];
-    order[j] = t;
-    i++;
-    j--;
+    mid = i;
   }
+  rangeBounds(a, start, mid, s.childBounds, 0);
+  rangeBounds(a, mid, end, s.childBounds, 12);
+  return mid;
 }
 
-/**
- * How to divide order[start, end) whose box is at `node`: -1 for a leaf, else the index
- * where the right child's references start (order partitioned). Leaves never exceed
- * maxLeafSize; below it a leaf is chosen when its SAH cost is no higher than the split's.
- * @param {BuildArrays} a @param {number} start @param {number} end @param {number} node @param {Float64Array} cb @param {Scratch} s
- */
-export function divide(a, start, end, node, cb, s) {
-  const k = end - start;
-  if (k === 1) return -1;
-  findSplit(a, start, end, cb, s);
-  if (s.axis < 0) {
-    // Every centroid is the same point: no plane separates them; halve by position in order.
-    return k <= a.maxLeafSize ? -1 : start + (k >> 1);
-  }
-  if (k <= a.maxLeafSize) {
-    const nb = a.nodeBounds, o = 6 * node;
-    const area = half(nb[o + 3] - nb[o], nb[o + 4] - nb[o + 1], nb[o + 5] - nb[o + 2]);
-    const splitCost = a.traversalCost + (a.intersectionCost * s.cost) / area;
-    if (!(area > 0) || a.intersectionCost * k <= splitCost) return -1;
-  }
-  return partition(a, start, end, s);
-}
+const LEAF = -2, SAH = -1;
 
 /**
- * Builds the subtree of order[start, end) with nodes from nodeBase up (the subtree's root
- * is nodeBase); returns the number of nodes it used.
- * @param {BuildArrays} a @param {number} start @param {number} end @param {number} nodeBase @param {Scratch} s
+ * Builds the subtree of order[start, end) whose box and centroid box are bounds[0, 12),
+ * with nodes from nodeBase up (the subtree's root is nodeBase); returns the number of
+ * nodes it used. Leaves never exceed maxLeafSize; below it a leaf is made when its SAH
+ * cost is no higher than the best split's.
+ * @param {BuildArrays} a @param {number} start @param {number} end @param {number} nodeBase @param {Float64Array} bounds @param {Scratch} s
  */
-export function buildSubtree(a, start, end, nodeBase, s) {
-  const cb = new Float64Array(6);
-  // Explicit stack of (node, start, end): depth can reach thousands on degenerate input.
-  let stack = new Int32Array(3 * 256);
+export function buildSubtree(a, start, end, nodeBase, bounds, s) {
+  // Explicit stack of (node, start, end) and the range's 12 bounds: depth can reach
+  // thousands on degenerate input.
+  let stack = new Int32Array(3 * 64);
+  let boxes = new Float64Array(12 * 64);
   let top = 0, next = nodeBase + 1;
-  stack[top++] = nodeBase; stack[top++] = start; stack[top++] = end;
+  stack[0] = nodeBase; stack[1] = start; stack[2] = end;
+  boxes.set(bounds.subarray(0, 12), 0);
+  top = 1;
+  const nb = a.nodeBounds, cb = s.childBounds, split = s.split;
+  const ct = a.traversalCost, ci = a.intersectionCost, maxLeaf = a.maxLeafSize;
   while (top > 0) {
-    const e = stack[--top], b = stack[--top], node = stack[--top];
-    rangeBounds(a, b, e, node, cb);
-    const mid = divide(a, b, e, node, cb, s);
-    if (mid < 0) {
+    top--;
+    const node = stack[3 * top], b = stack[3 * top + 1], e = stack[3 * top + 2];
+    const o = 12 * top;
+    for (let k = 0; k < 6; k++) nb[6 * node + k] = boxes[o + k];
+    const k = e - b;
+    // LEAF, or where the right child starts: SAH (partition by the split found), or a given index.
+    let mid = LEAF;
+    if (k > 1) {
+      findSplit(a, b, e, boxes, o, s);
+      if (split[0] < 0) {
+        // Every centroid is the same point: no plane separates them; halve by position.
+        if (k > maxLeaf) mid = b + (k >> 1);
+      } else if (k > maxLeaf) mid = SAH;
+      else {
+        const dx = boxes[o + 3] - boxes[o], dy = boxes[o + 4] - boxes[o + 1], dz = boxes[o + 5] - boxes[o + 2];
+        const area = dx * dy + dy * dz + dz * dx;
+        if (area > 0 && ct + (ci * split[2]) / area < ci * k) mid = SAH;
+      }
+    }
+    if (mid === LEAF) {
       a.nodeA[node] = b;
       a.nodeB[node] = 0;
-      a.nodeCount[node] = e - b;
+      a.nodeCount[node] = k;
       continue;
     }
+    mid = partition(a, b, e, s, mid);
     const left = next, right = next + 1;
     next += 2;
     a.nodeA[node] = left;
     a.nodeB[node] = right;
     a.nodeCount[node] = 0;
-    if (top + 6 > stack.length) {
+    if (top + 2 > stack.length / 3) {
       const grown = new Int32Array(stack.length * 2);
       grown.set(stack);
       stack = grown;
+      const grownBoxes = new Float64Array(boxes.length * 2);
+      grownBoxes.set(boxes);
+      boxes = grownBoxes;
     }
-    stack[top++] = right; stack[top++] = mid; stack[top++] = e;
-    stack[top++] = left; stack[top++] = b; stack[top++] = mid;
+    // Right below left, so the left subtree is built first.
+    stack[3 * top] = right; stack[3 * top + 1] = mid; stack[3 * top + 2] = e;
+    for (let q = 0; q < 12; q++) boxes[12 * top + q] = cb[12 + q];
+    top++;
+    stack[3 * top] = left; stack[3 * top + 1] = b; stack[3 * top + 2] = mid;
+    for (let q = 0; q < 12; q++) boxes[12 * top + q] = cb[q];
+    top++;
   }
   return next - nodeBase;
 }

@@ -1,10 +1,18 @@
-// Our BVH builder: a binned SAH top-down build of a binary tree over the mesh's
-// triangles (bvh-kernel.mjs), then the collapse of that tree into 4- or 8-wide nodes
-// (repeatedly opening the child with the largest surface area, as Embree does). The
-// result is the library's interchange form of a BVH, `Bvh`, which the kernels' host
-// flattens into their SoA layouts and which the benchmark also builds from Embree's
-// tree, so `sahCost` and `checkBvh` judge both builders the same way.
-import { type BuildArrays, buildSubtree, makeScratch } from './bvh-kernel.mjs';
+// Our BVH builder: a binned SAH top-down build of a binary tree over the mesh's triangles
+// (bvh-kernel.mjs; the top levels on the calling thread, the subtrees below them on all
+// cores through worker threads sharing the arrays), optionally with spatial splits
+// (bvh-sbvh.ts), then the collapse of the binary tree into 4- or 8-wide nodes (each wide
+// node repeatedly opens its child with the largest surface area, as Embree's builders do).
+//
+// Two forms of the result: `PackedBvh`, flat typed arrays (what the build produces and
+// what the kernels' host should read), and `Bvh` with one `BvhNode` object per node, the
+// library's interchange form, which the benchmark also builds from Embree's tree so that
+// `sahCost` and `checkBvh` judge both builders the same way. A Bvh built here carries its
+// packed form and makes its node objects only when they are first asked for.
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import { type BuildArrays, buildSubtree, findSplit, makeScratch, partition, rangeBounds } from './bvh-kernel.mjs';
+import { buildSpatialBinary } from './bvh-sbvh.ts';
 import { emptyBounds, type Mesh, surfaceArea, triangleBounds } from './mesh.ts';
 
 export interface BvhNode {
@@ -20,15 +28,35 @@ export interface Bvh {
   readonly arity: 2 | 4 | 8;
   readonly nodes: BvhNode[];
   readonly root: number;
+  /** The flat form, when the tree was built here (`packBvh` makes it for any tree). */
+  readonly packed?: PackedBvh;
+}
+
+/**
+ * A BVH in flat arrays. The children of a node are consecutive nodes
+ * firstChild … firstChild + childCount - 1; a leaf (childCount 0) has the triangles
+ * prims[primStart … primStart + primCount - 1].
+ */
+export interface PackedBvh {
+  readonly arity: 2 | 4 | 8;
+  readonly nodeCount: number;
+  readonly root: number;
+  /** 6 floats per node: minx miny minz maxx maxy maxz. */
+  readonly bounds: Float32Array;
+  readonly firstChild: Int32Array;
+  readonly childCount: Uint8Array;
+  readonly primStart: Uint32Array;
+  readonly primCount: Uint32Array;
+  readonly prims: Uint32Array;
 }
 
 export interface BuildOptions {
   readonly arity: 2 | 4 | 8;
   /** Most triangles in a leaf (default 4; 8 suits BVH8 kernels testing 8 at once). */
   readonly maxLeafSize?: number;
-  /** Spatial splits (SBVH): a triangle may be referenced from several leaves; better trees, slower build. */
+  /** Spatial splits (SBVH, Stich et al. 2009): a triangle may be in several leaves; better trees, slower build. */
   readonly spatialSplits?: boolean;
-  /** Threads to build with (default: all cores, for meshes large enough to gain). */
+  /** Threads to build with, this one included (default: every core, for meshes large enough to gain). */
   readonly threads?: number;
 }
 
@@ -41,78 +69,195 @@ export interface SahConstants {
 /** The constants our builder optimises for and the benchmark reports with (Embree's rtcBuildBVH defaults). */
 export const DEFAULT_SAH: SahConstants = { traversalCost: 1, intersectionCost: 1 };
 
+/** Below this many triangles one thread builds the whole tree: starting the others would cost more than it gains. */
+const PARALLEL_MIN_TRIANGLES = 20_000;
+
 /** Builds a BVH of the given arity over every triangle of the mesh. */
 export function buildBvh(mesh: Mesh, options: BuildOptions): Bvh {
   const arity = options.arity;
-  if (arity !== 2 && arity !== 4 && arity !== 8) throw new Error(`buildBvh: arity must be 2, 4 or 8, got ${arity}`);
+  if (arity !== 2 && arity !== 4 && arity !== 8) throw new Error(`buildBvh: arity must be 2, 4 or 8, got ${String(arity)}`);
   const maxLeafSize = options.maxLeafSize ?? 4;
-  if (!(Number.isInteger(maxLeafSize) && maxLeafSize >= 1)) throw new Error(`buildBvh: maxLeafSize must be a positive integer, got ${maxLeafSize}`);
-  const n = mesh.triangleCount;
-  if (n === 0) return { arity, nodes: [{ bounds: emptyBounds(), children: [], prims: new Uint32Array(0) }], root: 0 };
-  const binary = buildBinary(mesh, maxLeafSize);
-  return collapse(binary, arity);
+  if (!(Number.isInteger(maxLeafSize) && maxLeafSize >= 1 && maxLeafSize <= 255)) {
+    throw new Error(`buildBvh: maxLeafSize must be an integer from 1 to 255, got ${maxLeafSize}`);
+  }
+  const threads = options.threads ?? (mesh.triangleCount >= PARALLEL_MIN_TRIANGLES ? availableParallelism() : 1);
+  if (!(Number.isInteger(threads) && threads >= 1)) throw new Error(`buildBvh: threads must be a positive integer, got ${threads}`);
+  if (mesh.triangleCount === 0) return emptyBvh(arity);
+  const binary = options.spatialSplits
+    ? buildSpatialBinary(mesh, maxLeafSize, DEFAULT_SAH)
+    : buildBinary(mesh, maxLeafSize, threads);
+  return bvhFromPacked(collapse(binary, arity));
 }
 
-/** A binary tree in the kernel's arrays, root at node 0; leaves reference order[nodeA, nodeA + nodeCount). */
-interface BinaryTree {
-  arrays: BuildArrays;
+/** A binary tree in the kernel's arrays; a leaf's references are order[nodeA, nodeA + nodeCount). */
+export interface BinaryTree {
+  readonly arrays: BuildArrays;
+  readonly root: number;
   /** Triangle of each reference; null when reference i is triangle i. */
-  refPrim: Uint32Array | null;
+  readonly refPrim: Uint32Array | null;
 }
 
-function buildBinary(mesh: Mesh, maxLeafSize: number): BinaryTree {
-  const n = mesh.triangleCount;
-  const p = mesh.positions, tri = mesh.triangles;
-  const refBounds = new Float32Array(6 * n);
+/** The box of every triangle, 6 floats each, in `out` (which may be shared memory). */
+export function triangleBoxes(mesh: Mesh, out: Float32Array): Float32Array {
+  const p = mesh.positions, tri = mesh.triangles, n = mesh.triangleCount;
   for (let t = 0; t < n; t++) {
     const a = tri[3 * t]! * 3, b = tri[3 * t + 1]! * 3, c = tri[3 * t + 2]! * 3;
     for (let k = 0; k < 3; k++) {
       const va = p[a + k]!, vb = p[b + k]!, vc = p[c + k]!;
-      refBounds[6 * t + k] = va < vb ? (va < vc ? va : vc) : vb < vc ? vb : vc;
-      refBounds[6 * t + 3 + k] = va > vb ? (va > vc ? va : vc) : vb > vc ? vb : vc;
+      out[6 * t + k] = va < vb ? (va < vc ? va : vc) : vb < vc ? vb : vc;
+      out[6 * t + 3 + k] = va > vb ? (va > vc ? va : vc) : vb > vc ? vb : vc;
     }
   }
-  const order = new Uint32Array(n);
+  return out;
+}
+
+/** Float32/Int32/Uint32 array of `length` elements, in shared memory when other threads will write it. */
+function typed<T extends Float32Array | Int32Array | Uint32Array>(
+  Kind: { new (b: ArrayBufferLike): T; new (n: number): T; BYTES_PER_ELEMENT: number }, length: number, shared: boolean,
+): T {
+  return shared ? new Kind(new SharedArrayBuffer(length * Kind.BYTES_PER_ELEMENT)) : new Kind(length);
+}
+
+function buildBinary(mesh: Mesh, maxLeafSize: number, threads: number): BinaryTree {
+  const n = mesh.triangleCount;
+  const parallel = threads > 1 && n >= 256;
+  // Subtree tasks use nodes [2·start, 2·end); the nodes the top-level splits make follow at 2n.
+  const maxTop = parallel ? 64 * threads : 0;
+  const cap = 2 * n + maxTop;
+  const order = typed(Uint32Array, n, parallel);
   for (let i = 0; i < n; i++) order[i] = i;
-  const cap = 2 * n;
   const arrays: BuildArrays = {
-    refBounds,
+    refBounds: triangleBoxes(mesh, typed(Float32Array, 6 * n, parallel)),
     order,
-    nodeBounds: new Float32Array(6 * cap),
-    nodeA: new Int32Array(cap),
-    nodeB: new Int32Array(cap),
-    nodeCount: new Int32Array(cap),
+    nodeBounds: typed(Float32Array, 6 * cap, parallel),
+    nodeA: typed(Int32Array, cap, parallel),
+    nodeB: typed(Int32Array, cap, parallel),
+    nodeCount: typed(Int32Array, cap, parallel),
     maxLeafSize,
     traversalCost: DEFAULT_SAH.traversalCost,
     intersectionCost: DEFAULT_SAH.intersectionCost,
   };
-  const t0 = performance.now();
-  buildSubtree(arrays, 0, n, 0, makeScratch());
-  if (process.env.BVH_TIME) console.error(`binary build ${(performance.now() - t0).toFixed(0)} ms`);
-  return { arrays, refPrim: null };
+  const bounds = new Float64Array(12);
+  rangeBounds(arrays, 0, n, bounds, 0);
+  if (!parallel) {
+    buildSubtree(arrays, 0, n, 0, bounds, makeScratch());
+    return { arrays, root: 0, refPrim: null };
+  }
+  const root = buildParallel(arrays, n, bounds, threads, maxTop);
+  return { arrays, root, refPrim: null };
 }
 
-/** The binary tree as a Bvh of the given arity: each wide node opens its largest inner child until it has `arity` children. */
-function collapse(tree: BinaryTree, arity: 2 | 4 | 8): Bvh {
-  const { nodeBounds, nodeA, nodeB, nodeCount, order } = tree.arrays;
-  const nodes: BvhNode[] = [];
-  const area = (i: number) => surfaceArea(nodeBounds, 6 * i);
-  // Each wide node is created with placeholder children, filled once the binary nodes it opens are known.
-  const emit = (bin: number): number => {
-    const index = nodes.length;
-    const bounds = nodeBounds.slice(6 * bin, 6 * bin + 6);
-    if (nodeCount[bin]! > 0) {
-      const start = nodeA[bin]!;
-      const prims = new Uint32Array(nodeCount[bin]!);
-      const refPrim = tree.refPrim;
-      for (let i = 0; i < prims.length; i++) prims[i] = refPrim ? refPrim[order[start + i]!]! : order[start + i]!;
-      nodes.push({ bounds, children: [], prims });
-      return index;
+/**
+ * Splits the top of the tree on this thread until there are about 4 tasks per thread,
+ * then builds the tasks' subtrees on this thread and the workers together, largest first.
+ */
+function buildParallel(a: BuildArrays, n: number, rootBounds: Float64Array, threads: number, maxTop: number): number {
+  interface Range { start: number; end: number; bounds: Float64Array; parent: number; side: 0 | 1; final: boolean }
+  const scratch = makeScratch();
+  const pending: Range[] = [{ start: 0, end: n, bounds: rootBounds, parent: -1, side: 0, final: false }];
+  let top = 2 * n, root = -1;
+  const link = (r: Range, node: number) => {
+    if (r.parent < 0) root = node;
+    else if (r.side === 0) a.nodeA[r.parent] = node;
+    else a.nodeB[r.parent] = node;
+  };
+  const wanted = 4 * threads, smallest = Math.max(64, n / (16 * threads));
+  while (pending.length < wanted && top < 2 * n + maxTop) {
+    let pick = -1;
+    for (let i = 0; i < pending.length; i++) {
+      const r = pending[i]!;
+      if (!r.final && r.end - r.start >= smallest && (pick < 0 || r.end - r.start > pending[pick]!.end - pending[pick]!.start)) pick = i;
     }
-    const open = [nodeA[bin]!, nodeB[bin]!];
-    while (open.length < arity) {
+    if (pick < 0) break;
+    const r = pending[pick]!;
+    findSplit(a, r.start, r.end, r.bounds, 0, scratch);
+    if (scratch.split[0]! < 0) {
+      r.final = true; // every centroid in one point: the task's own build halves it
+      continue;
+    }
+    const mid = partition(a, r.start, r.end, scratch, -1);
+    const node = top++;
+    a.nodeBounds.set(r.bounds.subarray(0, 6), 6 * node);
+    a.nodeCount[node] = 0;
+    link(r, node);
+    const cb = scratch.childBounds;
+    pending.splice(pick, 1,
+      { start: r.start, end: mid, bounds: cb.slice(0, 12), parent: node, side: 0, final: false },
+      { start: mid, end: r.end, bounds: cb.slice(12, 24), parent: node, side: 1, final: false });
+  }
+  pending.sort((x, y) => y.end - y.start - (x.end - x.start));
+  const tasks = new Int32Array(new SharedArrayBuffer(8 * pending.length));
+  const taskBounds = new Float64Array(new SharedArrayBuffer(8 * 12 * pending.length));
+  const control = new Int32Array(new SharedArrayBuffer(12));
+  pending.forEach((r, t) => {
+    tasks[2 * t] = r.start;
+    tasks[2 * t + 1] = r.end;
+    taskBounds.set(r.bounds.subarray(0, 12), 12 * t);
+    link(r, 2 * r.start);
+  });
+  for (const worker of workers(threads - 1)) worker.postMessage({ arrays: a, tasks, taskBounds, control });
+  for (;;) {
+    const t = Atomics.add(control, 0, 1);
+    if (t >= pending.length) break;
+    buildSubtree(a, tasks[2 * t]!, tasks[2 * t + 1]!, 2 * tasks[2 * t]!, taskBounds.subarray(12 * t, 12 * t + 12), scratch);
+    Atomics.add(control, 1, 1);
+  }
+  // Tasks a worker claimed are finished by it; wait for the last (in slices, to stay responsive to none).
+  for (let done = Atomics.load(control, 1); done < pending.length; done = Atomics.load(control, 1)) {
+    Atomics.wait(control, 1, done, 1000);
+  }
+  if (control[2] !== 0) throw new Error('buildBvh: a builder thread failed');
+  return root;
+}
+
+/** The builder's worker threads, started on first use and kept (unreferenced, so they never hold the process open). */
+const pool: Worker[] = [];
+
+function workers(count: number): Worker[] {
+  while (pool.length < count) {
+    const worker = new Worker(new URL('./bvh-worker.mjs', import.meta.url));
+    worker.unref();
+    // A worker that cannot start leaves its share to the others; the main thread takes every unclaimed task.
+    worker.on('error', () => pool.splice(pool.indexOf(worker), 1));
+    pool.push(worker);
+  }
+  return pool.slice(0, count);
+}
+
+/**
+ * The binary tree as a packed BVH of the given arity: each wide node opens its largest
+ * inner child until it has `arity` children; nodes are numbered breadth first, so the
+ * children of a node are consecutive.
+ */
+function collapse(tree: BinaryTree, arity: 2 | 4 | 8): PackedBvh {
+  const { nodeBounds, nodeA, nodeB, nodeCount, order } = tree.arrays;
+  const cap = nodeA.length;
+  const bounds = new Float32Array(6 * cap);
+  const firstChild = new Int32Array(cap);
+  const childCount = new Uint8Array(cap);
+  const primStart = new Uint32Array(cap);
+  const primCount = new Uint32Array(cap);
+  // Queue of (wide node, binary node) pairs; wide nodes are created in queue order.
+  const queue = new Int32Array(2 * cap);
+  let head = 0, tail = 0, count = 1;
+  queue[tail++] = 0;
+  queue[tail++] = tree.root;
+  const open = new Int32Array(arity);
+  const area = (i: number) => surfaceArea(nodeBounds, 6 * i);
+  while (head < tail) {
+    const wide = queue[head++]!, bin = queue[head++]!;
+    for (let k = 0; k < 6; k++) bounds[6 * wide + k] = nodeBounds[6 * bin + k]!;
+    if (nodeCount[bin]! > 0) {
+      primStart[wide] = nodeA[bin]!;
+      primCount[wide] = nodeCount[bin]!;
+      continue;
+    }
+    let m = 2;
+    open[0] = nodeA[bin]!;
+    open[1] = nodeB[bin]!;
+    while (m < arity) {
       let best = -1, bestArea = -1;
-      for (let i = 0; i < open.length; i++) {
+      for (let i = 0; i < m; i++) {
         const c = open[i]!;
         if (nodeCount[c] === 0 && area(c) > bestArea) {
           best = i;
@@ -121,29 +266,118 @@ function collapse(tree: BinaryTree, arity: 2 | 4 | 8): Bvh {
       }
       if (best < 0) break;
       const c = open[best]!;
-      open.splice(best, 1, nodeA[c]!, nodeB[c]!);
+      // The opened node's children take its place, keeping the binary tree's left-to-right order.
+      for (let i = m; i > best + 1; i--) open[i] = open[i - 1]!;
+      open[best] = nodeA[c]!;
+      open[best + 1] = nodeB[c]!;
+      m++;
     }
-    const children: number[] = [];
-    nodes.push({ bounds, children, prims: new Uint32Array(0) });
-    for (const c of open) children.push(emit(c));
-    return index;
+    firstChild[wide] = count;
+    childCount[wide] = m;
+    for (let i = 0; i < m; i++) {
+      queue[tail++] = count++;
+      queue[tail++] = open[i]!;
+    }
+  }
+  let prims: Uint32Array;
+  if (tree.refPrim) {
+    prims = new Uint32Array(order.length);
+    for (let i = 0; i < order.length; i++) prims[i] = tree.refPrim[order[i]!]!;
+  } else prims = order instanceof Uint32Array && !(order.buffer instanceof SharedArrayBuffer) ? order : order.slice();
+  return {
+    arity,
+    nodeCount: count,
+    root: 0,
+    bounds: bounds.slice(0, 6 * count),
+    firstChild: firstChild.slice(0, count),
+    childCount: childCount.slice(0, count),
+    primStart: primStart.slice(0, count),
+    primCount: primCount.slice(0, count),
+    prims,
   };
-  const root = emit(0);
-  return { arity, nodes, root };
+}
+
+function emptyBvh(arity: 2 | 4 | 8): Bvh {
+  const b = emptyBounds();
+  return bvhFromPacked({
+    arity, nodeCount: 1, root: 0, bounds: b, firstChild: new Int32Array(1), childCount: new Uint8Array(1),
+    primStart: new Uint32Array(1), primCount: new Uint32Array(1), prims: new Uint32Array(0),
+  });
+}
+
+/** A Bvh over a packed tree; its node objects are made on first access to `nodes`. */
+export function bvhFromPacked(packed: PackedBvh): Bvh {
+  let nodes: BvhNode[] | undefined;
+  return {
+    arity: packed.arity,
+    root: packed.root,
+    packed,
+    get nodes(): BvhNode[] {
+      nodes ??= unpack(packed);
+      return nodes;
+    },
+  };
+}
+
+const NO_PRIMS = new Uint32Array(0);
+
+function unpack(p: PackedBvh): BvhNode[] {
+  const nodes: BvhNode[] = new Array(p.nodeCount);
+  for (let i = 0; i < p.nodeCount; i++) {
+    const children: number[] = [];
+    for (let c = 0; c < p.childCount[i]!; c++) children.push(p.firstChild[i]! + c);
+    const prims = children.length > 0 ? NO_PRIMS : p.prims.subarray(p.primStart[i]!, p.primStart[i]! + p.primCount[i]!);
+    nodes[i] = { bounds: p.bounds.subarray(6 * i, 6 * i + 6), children, prims };
+  }
+  return nodes;
+}
+
+/** The packed form of any Bvh (the one it carries, or one made from its nodes, renumbered breadth first). */
+export function packBvh(bvh: Bvh): PackedBvh {
+  if (bvh.packed) return bvh.packed;
+  const nodes = bvh.nodes;
+  const n = nodes.length;
+  const bounds = new Float32Array(6 * n), firstChild = new Int32Array(n), childCount = new Uint8Array(n);
+  const primStart = new Uint32Array(n), primCount = new Uint32Array(n);
+  const prims: number[] = [];
+  const queue = [bvh.root];
+  let count = 1;
+  for (let head = 0; head < queue.length; head++) {
+    const node = nodes[queue[head]!]!;
+    bounds.set(node.bounds.subarray(0, 6), 6 * head);
+    if (node.children.length === 0) {
+      primStart[head] = prims.length;
+      primCount[head] = node.prims.length;
+      for (const t of node.prims) prims.push(t);
+      continue;
+    }
+    firstChild[head] = count;
+    childCount[head] = node.children.length;
+    for (const c of node.children) queue.push(c);
+    count += node.children.length;
+  }
+  return {
+    arity: bvh.arity, nodeCount: queue.length, root: 0, bounds: bounds.slice(0, 6 * queue.length),
+    firstChild: firstChild.slice(0, queue.length), childCount: childCount.slice(0, queue.length),
+    primStart: primStart.slice(0, queue.length), primCount: primCount.slice(0, queue.length), prims: Uint32Array.from(prims),
+  };
 }
 
 /**
  * The SAH cost of a tree: Σ over inner nodes of traversalCost · area(node) plus Σ over
- * leaves of intersectionCost · triangles · area(leaf), divided by the root's area. Any
- * Bvh (ours, Embree's as the benchmark reads it) is costed the same way.
+ * leaves of intersectionCost · triangles · area(leaf), divided by the root's area (so the
+ * root's own visit counts traversalCost). Any Bvh (ours, Embree's as the benchmark reads
+ * it) is costed the same way. The cost depends on the boxes and leaf sizes only; the mesh
+ * is the tree's, named for symmetry with checkBvh.
  */
 export function sahCost(bvh: Bvh, _mesh: Mesh, constants: SahConstants = DEFAULT_SAH): number {
-  const rootArea = surfaceArea(bvh.nodes[bvh.root]!.bounds);
+  const p = packBvh(bvh);
+  const rootArea = surfaceArea(p.bounds, 6 * p.root);
   if (!(rootArea > 0)) return 0;
   let sum = 0;
-  for (const node of bvh.nodes) {
-    const a = surfaceArea(node.bounds);
-    sum += node.children.length > 0 ? constants.traversalCost * a : constants.intersectionCost * node.prims.length * a;
+  for (let i = 0; i < p.nodeCount; i++) {
+    const a = surfaceArea(p.bounds, 6 * i);
+    sum += p.childCount[i]! > 0 ? constants.traversalCost * a : constants.intersectionCost * p.primCount[i]! * a;
   }
   return sum / rootArea;
 }
@@ -162,9 +396,8 @@ export interface BvhStats {
  * Structural checks of a tree over `mesh`; throws an Error naming the first violation:
  * every node reached once from the root, no more children than the arity and at least 2
  * per inner node, every child's box inside its parent's, every leaf non-empty (unless the
- * mesh is) and no larger than `maxLeafSize`, every triangle in exactly one leaf (at least
- * one with `spatialSplits`, where a leaf's box need only overlap the triangle's) and inside
- * its leaf's box otherwise.
+ * mesh is) and no larger than `maxLeafSize`, every triangle in exactly one leaf and inside
+ * its box (with `spatialSplits`: in at least one leaf, each leaf's box overlapping it).
  */
 export function checkBvh(bvh: Bvh, mesh: Mesh, options: { maxLeafSize?: number; spatialSplits?: boolean } = {}): BvhStats {
   const fail = (msg: string): never => {

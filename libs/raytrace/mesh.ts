@@ -11,7 +11,7 @@ export interface Mesh {
   readonly positions: Float32Array;
   /** 3 vertex indices per triangle, in file order; n-gons fan-triangulated from their first vertex. */
   readonly triangles: Uint32Array;
-  /** Material id per triangle (index into `materialNames`), when the source had `usemtl` statements. */
+  /** Material id per triangle (index into `materialNames`; the name '' for triangles before any `usemtl`), when the source had `usemtl` statements. */
   readonly materials?: Uint32Array;
   /** Names of the materials `materials` indexes. */
   readonly materialNames?: readonly string[];

@@ -133,7 +133,8 @@ class ObjParser {
   private readonly triangles = new GrowU32();
   private readonly materials = new GrowU32();
   private readonly materialIds = new Map<string, number>();
-  private material = 0;
+  /** Current material id; -1 before the first `usemtl` (such triangles get the material named ''). */
+  private material = -1;
   private sawMaterial = false;
   private line = 0;
   private rest: Buffer | null = null;
@@ -209,18 +210,19 @@ class ObjParser {
     }
     const keyword = b.toString('latin1', i, k);
     if (keyword === 'usemtl') {
-      const name = b.toString('utf8', k, end).trim();
-      let id = this.materialIds.get(name);
-      if (id === undefined) {
-        id = this.materialIds.size;
-        this.materialIds.set(name, id);
-      }
-      this.material = id;
+      this.material = this.materialId(b.toString('utf8', k, end).trim());
       this.sawMaterial = true;
-    } else if (keyword === 'f' || keyword === 'v') {
-      this.fail(`\`${keyword}\` needs its values on the same line`);
     }
     // Every other statement (vt, vn, vp, g, o, s, mtllib, l, p, curves, …) carries nothing we keep.
+  }
+
+  private materialId(name: string): number {
+    let id = this.materialIds.get(name);
+    if (id === undefined) {
+      id = this.materialIds.size;
+      this.materialIds.set(name, id);
+    }
+    return id;
   }
 
   private vertex(b: Buffer, i: number, end: number): void {
@@ -345,6 +347,7 @@ class ObjParser {
     t.reserve(3 * (n - 2));
     const m = this.materials;
     m.reserve(n - 2);
+    if (this.material < 0) this.material = this.materialId('');
     const f = this.face, first = f[0]!;
     for (let k = 1; k + 1 < n; k++) {
       t.data[t.length++] = first;
