@@ -1,0 +1,316 @@
+// The kernel acceptance tests of issue 11, shared by one test file per BVH arity
+// (kernels-bvh2/4/8.test.ts, so that each file compiles only its own kernels): every
+// traversal loop × hit kind agrees with the brute-force reference (every ray against
+// every triangle, reference.ts) on small generated scenes, for random rays and the
+// degenerate ones: axis-parallel, zero direction components, origins on triangle edges
+// and vertices, rays aimed exactly at edges and vertices, tmin/tmax cutting just before
+// or just after the reference's hit. Agreement is reference.ts's rule: the same triangle,
+// or a tie (t equal within 1e-4 relative on a triangle the ray really meets there). Rays
+// that graze an edge, a vertex or the ends of their [tmin, tmax] are ambiguous between a
+// float32 kernel and the float64 reference; for a ray the rule rejects, `withinBand` accepts
+// exactly the answers that some reading of the boundary within that tolerance gives.
+import fc from 'fast-check';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { buildBvh } from '../../libs/raytrace/bvh.ts';
+import { compileTracers, flatten, type FlatScene, type Tracer, type TracerOptions, TRAVERSALS } from '../../libs/raytrace/host.ts';
+import { makeMesh, type Mesh } from '../../libs/raytrace/mesh.ts';
+import { proceduralScene, seededRandom } from '../../libs/raytrace/procedural.ts';
+import { makeHits, makeRays, type Rays } from '../../libs/raytrace/rays.ts';
+import { compareHits, TIE_TOLERANCE, traceBruteForce, triangleEdges, type TriangleEdges } from '../../libs/raytrace/reference.ts';
+
+/** The variants one file compiles: every traversal × hit kind at the default packet size, plus `extra`. */
+export function variantsFor(arity: 2 | 4 | 8, extra: readonly TracerOptions[] = []): TracerOptions[] {
+  return [...TRAVERSALS.flatMap((traversal) => [false, true].map((anyHit) => ({ arity, traversal, anyHit }))), ...extra];
+}
+
+function label(t: Tracer): string {
+  const o = t.options;
+  return `BVH${o.arity} ${o.traversal}${o.traversal === 'single' ? '' : ` ×${o.packetSize}`} ${o.anyHit ? 'any' : 'closest'}-hit`;
+}
+
+type Rng = () => number;
+
+/** A unit-ish random direction with each component in [-1, 1). */
+function randomDir(rnd: Rng): [number, number, number] {
+  return [rnd() * 2 - 1, rnd() * 2 - 1, rnd() * 2 - 1];
+}
+
+function vertex(mesh: Mesh, tri: number, k: number): [number, number, number] {
+  const v = mesh.triangles[3 * tri + k]! * 3;
+  return [mesh.positions[v]!, mesh.positions[v + 1]!, mesh.positions[v + 2]!];
+}
+
+const lerp = (a: readonly number[], b: readonly number[], s: number) => a.map((x, k) => x + (b[k]! - x) * s) as [number, number, number];
+
+/** A point on an edge or at a vertex of a random triangle. */
+function pointOnTriangleEdge(mesh: Mesh, rnd: Rng): [number, number, number] {
+  const tri = Math.floor(rnd() * mesh.triangleCount);
+  const k = Math.floor(rnd() * 3);
+  const s = rnd() < 0.2 ? 0 : rnd();
+  return lerp(vertex(mesh, tri, k), vertex(mesh, tri, (k + 1) % 3), s);
+}
+
+/**
+ * Random and degenerate rays over the scene's bounds (`count` of each kind). Kinds: random
+ * origin and direction; axis-parallel; one or two zero direction components; origins on
+ * triangle edges and vertices (tmin 0, so the triangle they start on may be the hit);
+ * rays aimed exactly at an edge point or a vertex; and short rays (tmax in the scene).
+ */
+export function testRays(mesh: Mesh, seed: number, count: number): Rays {
+  const rnd = seededRandom(seed);
+  const b = mesh.bounds();
+  const inBox = (): [number, number, number] => [0, 1, 2].map((k) => b[k]! + (b[3 + k]! - b[k]!) * (rnd() * 1.4 - 0.2)) as [number, number, number];
+  const rays: number[][] = [];
+  const diag = Math.hypot(b[3]! - b[0]!, b[4]! - b[1]!, b[5]! - b[2]!);
+  for (let i = 0; i < count; i++) {
+    // random
+    rays.push([...inBox(), ...randomDir(rnd), 0, Infinity]);
+    // axis-parallel, both signs
+    const axis = Math.floor(rnd() * 3);
+    const d: [number, number, number] = [0, 0, 0];
+    d[axis] = rnd() < 0.5 ? -1 : 1;
+    rays.push([...inBox(), ...d, 0, Infinity]);
+    // one or two zero components
+    const z = randomDir(rnd);
+    z[Math.floor(rnd() * 3)] = 0;
+    if (rnd() < 0.3) z[Math.floor(rnd() * 3)] = 0;
+    if (z.every((c) => c === 0)) z[0] = 1;
+    rays.push([...inBox(), ...z, 0, Infinity]);
+    // origin on a triangle edge or vertex
+    rays.push([...pointOnTriangleEdge(mesh, rnd), ...randomDir(rnd), 0, Infinity]);
+    // aimed at an edge point or vertex, from outside or inside the scene
+    const o = inBox();
+    const target = pointOnTriangleEdge(mesh, rnd);
+    rays.push([...o, ...target.map((x, k) => x - o[k]!), 0, Infinity]);
+    // short, with tmin > 0
+    rays.push([...inBox(), ...randomDir(rnd), rnd() * 0.05 * diag, rnd() * 0.3 * diag]);
+  }
+  const out = makeRays(rays.length);
+  rays.forEach((r, i) => out.data.set(r, 8 * i));
+  return out;
+}
+
+/**
+ * The rays again, with tmax just before (× 0.999) or just after (× 1.001) the reference's
+ * closest hit, and tmin just after it for a third of them: the hit or the next one behind.
+ */
+export function tmaxLimited(mesh: Mesh, rays: Rays): Rays {
+  const ref = traceBruteForce(mesh, rays, { anyHit: false });
+  const out = makeRays(rays.count);
+  out.data.set(rays.data);
+  for (let i = 0; i < rays.count; i++) {
+    if (ref.prim[i]! < 0) continue;
+    const t = ref.t[i]!;
+    if (i % 3 === 0) out.data[8 * i + 7] = t * 0.999;
+    else if (i % 3 === 1) out.data[8 * i + 7] = t * 1.001;
+    else out.data[8 * i + 6] = t * 1.001;
+  }
+  return out;
+}
+
+/**
+ * A grid of quads in the plane y = 0 (each two triangles sharing a diagonal) with a
+ * second grid stacked above it and a few triangles on the box's planes: many shared edges
+ * and vertices, coplanar neighbours and axis-aligned faces, where the slab test meets
+ * flat boxes and rays meet edges exactly.
+ */
+export function gridScene(cells: number): Mesh {
+  const positions: number[] = [];
+  const triangles: number[] = [];
+  for (const y of [0, 1.5]) {
+    const base = positions.length / 3;
+    for (let j = 0; j <= cells; j++) for (let i = 0; i <= cells; i++) positions.push(i, y, j);
+    for (let j = 0; j < cells; j++) {
+      for (let i = 0; i < cells; i++) {
+        const a = base + j * (cells + 1) + i;
+        triangles.push(a, a + 1, a + cells + 2, a, a + cells + 2, a + cells + 1);
+      }
+    }
+  }
+  const v = positions.length / 3;
+  positions.push(0, 0, 0, 0, 1.5, 0, 0, 0, cells, cells, 0, 0, cells, 1.5, 0, cells, 1.5, cells);
+  triangles.push(v, v + 1, v + 2, v + 3, v + 4, v + 5);
+  return makeMesh(Float32Array.from(positions), Uint32Array.from(triangles));
+}
+
+type V3 = [number, number, number];
+const dot = (a: V3, b: V3) => a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+const sub = (a: V3, b: V3): V3 => [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
+const along = (o: V3, d: V3, t: number): V3 => [o[0] + t * d[0], o[1] + t * d[1], o[2] + t * d[2]];
+
+/** The closest approach of the line o + t·d to the segment a + s·e (s in [0, 1]): distance and t. */
+function lineToSegment(o: V3, d: V3, a: V3, e: V3): { dist: number; t: number } {
+  const w = sub(o, a);
+  const dd = dot(d, d), de = dot(d, e), ee = dot(e, e), dw = dot(d, w), ew = dot(e, w);
+  const denom = dd * ee - de * de;
+  const s = Math.min(1, Math.max(0, denom > 1e-300 ? (dd * ew - de * dw) / denom : 0));
+  const q: V3 = [a[0] + s * e[0], a[1] + s * e[1], a[2] + s * e[2]];
+  const t = dot(d, sub(q, o)) / dd;
+  return { dist: Math.hypot(...sub(along(o, d, t), q)), t };
+}
+
+/** The distance of point p to the segment a + s·e. */
+function pointToSegment(p: V3, a: V3, e: V3): number {
+  const ee = dot(e, e);
+  const s = ee > 0 ? Math.min(1, Math.max(0, dot(sub(p, a), e) / ee)) : 0;
+  return Math.hypot(...sub(p, [a[0] + s * e[0], a[1] + s * e[1], a[2] + s * e[2]]));
+}
+
+/**
+ * Whether the tracer's answer for ray `i` is right once the boundaries are read with a
+ * tolerance, in float64 over every triangle: the ray meets a triangle *strictly* when it
+ * passes through it (exactly) farther than 1e-5 of the scene's diagonal from every edge,
+ * with t that far inside [tmin, tmax] (1e-4 relative); *leniently* when it passes through
+ * it or within that distance of an edge, with t within the band. A closest hit must be a
+ * lenient hit of its triangle at its t (the point within 1e-4 of the diagonal of the
+ * triangle when the ray grazes an edge) with no strict hit clearly nearer; a miss needs no
+ * strict hit. An any-hit answer needs a lenient hit, a miss no strict one.
+ */
+function withinBand(edges: TriangleEdges, rays: Rays, i: number, prim: number, t: number, anyHit: boolean, diagonal: number): boolean {
+  const r = Array.from(rays.data.subarray(8 * i, 8 * i + 8));
+  const o: V3 = [r[0]!, r[1]!, r[2]!], d: V3 = [r[3]!, r[4]!, r[5]!];
+  const tmin = r[6]!, tmax = r[7]!;
+  const near = 1e-5 * diagonal;
+  const tBand = (x: number) => TIE_TOLERANCE * Math.abs(x) + 1e-6 * diagonal;
+  const inRange = (x: number) => x >= tmin - tBand(x) && x <= tmax + tBand(x);
+  let strict = Infinity;
+  let anyLenient = false;
+  let primOk = false;
+  const e = edges.data;
+  for (let p = 0; p < edges.count; p++) {
+    const k = 9 * p;
+    const v0: V3 = [e[k]!, e[k + 1]!, e[k + 2]!];
+    const e1: V3 = [e[k + 3]!, e[k + 4]!, e[k + 5]!];
+    const e2: V3 = [e[k + 6]!, e[k + 7]!, e[k + 8]!];
+    const v1: V3 = [v0[0] + e1[0], v0[1] + e1[1], v0[2] + e1[2]];
+    const sides: [V3, V3][] = [[v0, e1], [v0, e2], [v1, sub(e2, e1)]];
+    // Through the triangle, exactly (Möller–Trumbore in float64).
+    const pv: V3 = [d[1] * e2[2] - d[2] * e2[1], d[2] * e2[0] - d[0] * e2[2], d[0] * e2[1] - d[1] * e2[0]];
+    const det = dot(e1, pv);
+    let through = NaN;
+    if (det !== 0) {
+      const sv = sub(o, v0);
+      const u = dot(sv, pv) / det;
+      const qv: V3 = [sv[1] * e1[2] - sv[2] * e1[1], sv[2] * e1[0] - sv[0] * e1[2], sv[0] * e1[1] - sv[1] * e1[0]];
+      const v = dot(d, qv) / det;
+      if (u >= 0 && v >= 0 && u + v <= 1) through = dot(e2, qv) / det;
+    }
+    const grazes = sides.map(([a, s]) => lineToSegment(o, d, a, s)).filter((c) => c.dist <= near && inRange(c.t));
+    if (through === through && grazes.length === 0 && through >= tmin + tBand(through) && through <= tmax - tBand(through)) {
+      strict = Math.min(strict, through);
+    }
+    const lenient = (through === through && inRange(through)) || grazes.length > 0;
+    anyLenient ||= lenient;
+    if (p === prim && lenient) {
+      const point = along(o, d, t);
+      primOk = (through === through && Math.abs(through - t) <= tBand(t)) || (inRange(t) && sides.some(([a, s]) => pointToSegment(point, a, s) <= 10 * near));
+    }
+  }
+  if (anyHit) return prim >= 0 ? anyLenient : strict === Infinity;
+  if (prim < 0) return strict === Infinity;
+  return primOk && t <= strict + tBand(strict);
+}
+
+/** Every tracer against the reference on `rays`; failures name the tracer and the first rays. */
+export function expectAgreement(tracers: readonly Tracer[], scene: FlatScene, mesh: Mesh, rays: Rays, what: string): void {
+  const expected = { closest: traceBruteForce(mesh, rays, { anyHit: false }), any: traceBruteForce(mesh, rays, { anyHit: true }) };
+  for (const tracer of tracers) {
+    const anyHit = tracer.options.anyHit;
+    const hits = makeHits(rays.count);
+    hits.u = new Float32Array(rays.count);
+    hits.v = new Float32Array(rays.count);
+    tracer.trace(scene, rays, hits);
+    const reference = anyHit ? expected.any : expected.closest;
+    const edges = triangleEdges(mesh);
+    const b = mesh.bounds();
+    const diagonal = Math.hypot(b[3]! - b[0]!, b[4]! - b[1]!, b[5]! - b[2]!) || 1;
+    const bad = compareHits(mesh, rays, reference, hits, { anyHit }).filter(
+      (d) => !withinBand(edges, rays, d.ray, d.actual.prim, d.actual.t, anyHit, diagonal),
+    );
+    if (bad.length > 0) {
+      const r = bad[0]!.ray;
+      const ray = Array.from(rays.data.subarray(8 * r, 8 * r + 8));
+      expect.fail(`${label(tracer)}, ${what}: ${bad.length} of ${rays.count} rays disagree; ray ${r} (${ray.join(' ')}): expected ${JSON.stringify(bad[0]!.expected)}, got ${JSON.stringify(bad[0]!.actual)}`);
+    }
+    // Misses are -1 -1; a closest hit's barycentrics lie in the triangle.
+    for (let i = 0; i < rays.count; i++) {
+      if (hits.prim[i]! < 0) expect(hits.t[i], `${label(tracer)} miss ${i}`).toBe(-1);
+      else if (!anyHit) {
+        const u = hits.u[i]!, v = hits.v[i]!;
+        expect(u >= -1e-6 && v >= -1e-6 && u + v <= 1 + 1e-5, `${label(tracer)} barycentrics of ray ${i}: ${u} ${v}`).toBe(true);
+      }
+    }
+  }
+}
+
+/** The whole acceptance suite for one arity. */
+export function kernelSuite(arity: 2 | 4 | 8, extra: readonly TracerOptions[] = []): void {
+  describe(`BVH${arity} traversal kernels against the brute-force reference`, () => {
+    let tracers: Tracer[];
+    beforeAll(async () => {
+      tracers = await compileTracers(variantsFor(arity, extra));
+    });
+    const leaf = arity === 8 ? 8 : 4;
+
+    it('procedural scene: random and degenerate rays, then tmin/tmax cut at the reference hit', () => {
+      const mesh = proceduralScene({ triangles: 900, seed: 11 + arity });
+      const scene = flatten(buildBvh(mesh, { arity, maxLeafSize: leaf }), mesh);
+      const rays = testRays(mesh, 5, 60);
+      expectAgreement(tracers, scene, mesh, rays, 'random and degenerate rays');
+      expectAgreement(tracers, scene, mesh, tmaxLimited(mesh, rays), 'tmin/tmax at the hit');
+    });
+
+    it('grid of shared edges and axis-aligned faces', () => {
+      const mesh = gridScene(6);
+      const scene = flatten(buildBvh(mesh, { arity, maxLeafSize: leaf }), mesh);
+      const rays = testRays(mesh, 9, 50);
+      expectAgreement(tracers, scene, mesh, rays, 'grid scene');
+      expectAgreement(tracers, scene, mesh, tmaxLimited(mesh, rays), 'grid scene, tmin/tmax at the hit');
+    });
+
+    it('tiny scenes: one triangle (the root is a leaf), one block, big leaves split for the layout', () => {
+      for (const triangles of [1, 3, leaf + 1]) {
+        const mesh = proceduralScene({ triangles, seed: triangles });
+        const scene = flatten(buildBvh(mesh, { arity, maxLeafSize: leaf }), mesh);
+        expectAgreement(tracers, scene, mesh, testRays(mesh, triangles, 20), `${triangles} triangle(s)`);
+      }
+      // Leaves of 200 triangles: more blocks than one leaf reference holds.
+      const mesh = proceduralScene({ triangles: 400, seed: 3 });
+      const scene = flatten(buildBvh(mesh, { arity, maxLeafSize: 200 }), mesh);
+      expectAgreement(tracers, scene, mesh, testRays(mesh, 4, 20), 'leaves of 200 triangles');
+    });
+
+    it('generated scenes, builds and rays (fast-check)', () => {
+      fc.assert(
+        fc.property(
+          fc.integer({ min: 1, max: 600 }),
+          fc.integer({ min: 1, max: 2 ** 30 }),
+          fc.integer({ min: 1, max: 2 ** 30 }),
+          fc.integer({ min: 1, max: 8 }),
+          fc.boolean(),
+          (triangles, sceneSeed, raySeed, maxLeafSize, spatialSplits) => {
+            const mesh = proceduralScene({ triangles, seed: sceneSeed, degenerateFraction: 0.05 });
+            const scene = flatten(buildBvh(mesh, { arity, maxLeafSize, spatialSplits }), mesh);
+            expectAgreement(tracers, scene, mesh, testRays(mesh, raySeed, 8), `${triangles} triangles (seed ${sceneSeed}), leaves ≤ ${maxLeafSize}${spatialSplits ? ', spatial splits' : ''}`);
+          },
+        ),
+        { numRuns: 12, seed: 0x11 * arity },
+      );
+    });
+
+    it('traces with any number of threads and refuses a scene of another arity', () => {
+      const mesh = proceduralScene({ triangles: 300, seed: 5 });
+      const scene = flatten(buildBvh(mesh, { arity, maxLeafSize: leaf }), mesh);
+      const rays = testRays(mesh, 6, 40);
+      const tracer = tracers[0]!;
+      const one = makeHits(rays.count);
+      const all = makeHits(rays.count);
+      tracer.trace(scene, rays, one, { threads: 1 });
+      tracer.trace(scene, rays, all, { threads: 0 });
+      expect(Array.from(all.prim)).toEqual(Array.from(one.prim));
+      const other = arity === 4 ? 8 : 4;
+      const wrong = flatten(buildBvh(mesh, { arity: other }), mesh);
+      expect(() => tracer.trace(wrong, rays, makeHits(rays.count))).toThrow(/cannot trace a scene flattened for BVH/);
+    });
+  });
+}
