@@ -5,6 +5,7 @@
  */
 #include "device.h"
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -108,6 +109,44 @@ const char* anydsl_device_name(int32_t dev) {
     return anydsl_accelerator(dev, "anydsl_device_name")->device_name(dev >> 4);
 }
 
+/* The last kernel launched per device and the number of launches, for finding and
+ * reporting damage later (a kernel that wrote past the end of a buffer, memory.c). */
+enum { REMEMBERED_INDICES = 16, KERNEL_NAME = 128 };
+static pthread_mutex_t remembered_lock = PTHREAD_MUTEX_INITIALIZER;
+static char remembered[3][REMEMBERED_INDICES][KERNEL_NAME];
+static uint64_t launches[3][REMEMBERED_INDICES];
+
+static char* remembered_slot(int32_t dev) {
+    int32_t platform = dev & 0xF, index = dev >> 4;
+    return platform < 3 && index >= 0 && index < REMEMBERED_INDICES ? remembered[platform][index] : NULL;
+}
+
+static void remember_kernel(int32_t dev, const char* name) {
+    char* slot = remembered_slot(dev);
+    if (!slot) return;
+    pthread_mutex_lock(&remembered_lock);
+    snprintf(slot, KERNEL_NAME, "%s", name);
+    launches[dev & 0xF][dev >> 4]++;
+    pthread_mutex_unlock(&remembered_lock);
+}
+
+uint64_t anydsl_launch_count(int32_t dev) {
+    /* Devices beyond the table always count as having run something new. */
+    if (!remembered_slot(dev)) return UINT64_MAX;
+    pthread_mutex_lock(&remembered_lock);
+    uint64_t count = launches[dev & 0xF][dev >> 4];
+    pthread_mutex_unlock(&remembered_lock);
+    return count;
+}
+
+const char* anydsl_last_kernel(int32_t dev, char* out, size_t size) {
+    char* slot = remembered_slot(dev);
+    pthread_mutex_lock(&remembered_lock);
+    snprintf(out, size, "%s", slot && *slot ? slot : "none");
+    pthread_mutex_unlock(&remembered_lock);
+    return out;
+}
+
 void anydsl_launch_kernel(int32_t dev, const char* program_key, const char* program, const char* kernel_name,
                           const int32_t* grid, const int32_t* block, void** args, const int64_t* arg_sizes,
                           const uint8_t* arg_kinds, int32_t num_args) {
@@ -155,6 +194,7 @@ void anydsl_launch_kernel(int32_t dev, const char* program_key, const char* prog
         buffers[i] = &found[i];
     }
     l.buffers = buffers;
+    remember_kernel(dev, kernel_name);
     platform->launch(dev >> 4, &l);
     free(buffers);
     free(found);
@@ -182,9 +222,10 @@ anydsl_program* anydsl_find_program(anydsl_program* list, const anydsl_launch* l
     const char* key = launch->program_key ? launch->program_key : launch->program;
     for (anydsl_program* p = list; p; p = p->next) {
         if (strcmp(p->key ? p->key : p->source, key) != 0) continue;
-        if (p->key && strcmp(p->source, launch->program) != 0)
+        if (p->key && launch->program != p->verified && strcmp(p->source, launch->program) != 0)
             anydsl_device_fatal("program key %s names two different programs (kernel %s on %s)", p->key,
                                 launch->kernel_name, anydsl_device_label(launch->dev));
+        p->verified = launch->program;
         return p;
     }
     return NULL;

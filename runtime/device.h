@@ -26,6 +26,8 @@ typedef struct {
     int64_t size;
     int32_t dev;
     uint8_t kind;
+    /* anydsl_launch_count(dev) when the guard after the end was last found intact. */
+    uint64_t guard_checked;
 } anydsl_buffer;
 
 typedef struct {
@@ -76,6 +78,9 @@ typedef struct anydsl_program {
     struct anydsl_program* next;
     char* key; /* NULL when the source is its own key */
     char* source;
+    /* The caller's text last found equal to source: compiled programs pass the same
+     * constant every launch, which then costs no string comparison. */
+    const char* verified;
     void* handle;
     anydsl_kernel* kernels;
 } anydsl_program;
@@ -101,6 +106,11 @@ const char* anydsl_device_label(int32_t dev);
 /* The accelerator allocation (memory.c's table) that ptr starts or, for addressable
  * memory (CUDA's, host and unified memory), points into; inner is ptr's offset in it. */
 int anydsl_buffer_of(const void* ptr, anydsl_buffer* found, int64_t* inner);
+
+/* The kernel launched last on dev (copied into out), or "none"; for messages. */
+const char* anydsl_last_kernel(int32_t dev, char* out, size_t size);
+/* How many kernels have been launched on dev so far. */
+uint64_t anydsl_launch_count(int32_t dev);
 
 /* Adds finished kernels' time (nanoseconds) to anydsl_get_kernel_time. */
 void anydsl_add_kernel_time(int64_t nanoseconds);

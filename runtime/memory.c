@@ -82,6 +82,48 @@ static int table_take(const void* ptr, anydsl_buffer* taken) {
     return found;
 }
 
+/* Every accelerator allocation has GUARD bytes of a known pattern after its end, checked
+ * when the buffer is copied from or released if kernels ran on its device since the last
+ * check: a kernel that wrote a little past the end (an off-by-one in an index or a
+ * boundary condition) is reported, naming the buffer and the last kernel, instead of
+ * corrupting a neighbour silently. A check costs one 64-byte read. */
+enum { GUARD = 64 };
+
+static void guard_pattern(uint8_t* guard) {
+    for (int i = 0; i < GUARD; i++) guard[i] = (uint8_t)(0xA5 ^ (i * 29));
+}
+
+static void write_guard(const anydsl_platform* platform, const anydsl_buffer* b) {
+    uint8_t guard[GUARD];
+    guard_pattern(guard);
+    if (b->kind == ANYDSL_MEM_DEVICE) platform->write(b->dev >> 4, guard, b, b->size, GUARD);
+    else memcpy((char*)b->ptr + b->size, guard, GUARD);
+}
+
+static void check_guard(const anydsl_platform* platform, const anydsl_buffer* b, const char* when) {
+    uint64_t launches = anydsl_launch_count(b->dev);
+    if (launches != UINT64_MAX && launches == b->guard_checked) return;
+    uint8_t expected[GUARD], found[GUARD];
+    guard_pattern(expected);
+    if (b->kind == ANYDSL_MEM_DEVICE) {
+        platform->read(b->dev >> 4, b, b->size, found, GUARD);
+    } else {
+        platform->synchronize(b->dev >> 4);
+        memcpy(found, (const char*)b->ptr + b->size, GUARD);
+    }
+    if (memcmp(found, expected, GUARD) != 0) {
+        char kernel[128];
+        anydsl_device_fatal("a kernel wrote past the end of a %lld-byte buffer of %s (found at %s; the last kernel "
+                            "launched there was %s)",
+                            (long long)b->size, anydsl_device_label(b->dev), when,
+                            anydsl_last_kernel(b->dev, kernel, sizeof kernel));
+    }
+    pthread_mutex_lock(&table_lock);
+    for (size_t i = 0; i < table_len; i++)
+        if (table[i].ptr == b->ptr) table[i].guard_checked = launches;
+    pthread_mutex_unlock(&table_lock);
+}
+
 static void check_size(const char* what, int64_t size) {
     if (size < 0) anydsl_device_fatal("%s: negative size %lld", what, (long long)size);
 }
@@ -97,11 +139,12 @@ static void* host_alloc(const char* what, int64_t size) {
 
 static void* accelerator_alloc(const char* what, int32_t dev, int64_t size, uint8_t kind) {
     const anydsl_platform* platform = anydsl_accelerator(dev, what);
-    /* Zero bytes still gives a distinct buffer (OpenCL refuses empty buffers); its
-     * recorded size stays 0, so any copy into it is out of bounds. */
+    /* With the guard, zero bytes still give a distinct buffer (OpenCL refuses empty ones). */
     anydsl_buffer b = {.size = size, .dev = dev, .kind = kind};
-    platform->alloc(dev >> 4, size == 0 ? 1 : size, &b);
-    b.size = size;
+    if (size > INT64_MAX - GUARD) anydsl_device_fatal("%s: %lld bytes is too large", what, (long long)size);
+    platform->alloc(dev >> 4, size + GUARD, &b);
+    write_guard(platform, &b);
+    b.guard_checked = anydsl_launch_count(dev);
     table_add(&b);
     return b.ptr;
 }
@@ -150,6 +193,7 @@ void anydsl_release(int32_t dev, void* ptr) {
         anydsl_device_fatal("anydsl_release: the pointer is memory of %s, released as memory of %s",
                             anydsl_device_label(b.dev), anydsl_device_label(dev));
     }
+    check_guard(platform, &b, "its release");
     platform->release(dev >> 4, &b);
 }
 
@@ -205,6 +249,7 @@ void anydsl_copy(int32_t dev_src, const void* src, int64_t offset_src,
         memmove(to.host, from.host, (size_t)size);
     } else if (to.host) {
         from.platform->read(from.buffer.dev >> 4, &from.buffer, from.offset, to.host, size);
+        check_guard(from.platform, &from.buffer, "a copy from it to the host");
     } else if (from.host) {
         to.platform->write(to.buffer.dev >> 4, from.host, &to.buffer, to.offset, size);
     } else if (from.buffer.dev == to.buffer.dev) {

@@ -72,7 +72,7 @@ describe('CUDA kernels through anydsl_launch_kernel', () => {
     expect(await lines(sizes.map((n) => `copies:${n}:${n}`))).toEqual(sizes.map((n) => expectedCopies(n, n)));
   });
 
-  it('rejects a host pointer as a kernel argument and a copy past the end', async (ctx) => {
+  it('rejects a host pointer as a kernel argument, a copy past the end and a kernel that wrote past it', async (ctx) => {
     needCuda(ctx);
     const host = await runHarness(harness, ['host-pointer'], env);
     expect(host.code).toBe(1);
@@ -80,5 +80,8 @@ describe('CUDA kernels through anydsl_launch_kernel', () => {
     const bounds = await runHarness(harness, ['copy-bounds'], env);
     expect(bounds.code).toBe(1);
     expect(bounds.stderr).toContain('anydsl_copy: 400 bytes at offset 0 do not fit the destination, 256 bytes of device 1 (CUDA 0)');
+    const overrun = await runHarness(harness, ['overrun'], env);
+    expect(overrun.code).toBe(1);
+    expect(overrun.stderr).toContain('a kernel wrote past the end of a 240-byte buffer of device 1 (CUDA 0) (found at a copy from it to the host; the last kernel launched there was overrun)');
   });
 });

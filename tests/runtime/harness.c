@@ -49,6 +49,12 @@ static const char* const OPENCL_PROGRAM =
     "        steps++;\n"
     "    }\n"
     "    out[i] = steps;\n"
+    "}\n"
+    "\n"
+    "/* Deliberately wrong: writes one element past the end of c. */\n"
+    "__kernel void overrun(__global uint* c, int n) {\n"
+    "    int i = get_global_id(0);\n"
+    "    if (i <= n) c[i] = i;\n"
     "}\n";
 
 /* The tests' generator (xorshift32; the TypeScript side has the same): never 0 for seed != 0. */
@@ -238,6 +244,16 @@ static void misuse(const char* what) {
         void* args[] = {&buffer, &buffer, &buffer, &k, &n};
         int32_t grid[3] = {100, 1, 1}, block[3] = {16, 1, 1};
         anydsl_launch_kernel(dev, "harness-program-1", program, "affine", grid, block, args, sizes, kinds, 5);
+    } else if (strcmp(what, "overrun") == 0 || strcmp(what, "overrun-release") == 0) {
+        /* 60 elements in a 240-byte buffer; the kernel writes element 60 too. */
+        void* small = anydsl_alloc(dev, 240);
+        int32_t count = 60;
+        void* args[] = {&small, &count};
+        int64_t overrun_sizes[] = {8, 4};
+        uint8_t overrun_kinds[] = {1, 0};
+        launch("overrun", 64, 16, args, overrun_sizes, overrun_kinds, 2);
+        if (strcmp(what, "overrun") == 0) anydsl_copy(dev, small, 0, 0, host, 0, 240);
+        else anydsl_release(dev, small);
     } else if (strcmp(what, "double-release") == 0) {
         anydsl_release(dev, buffer);
         anydsl_release(dev, buffer);

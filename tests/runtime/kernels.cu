@@ -42,3 +42,9 @@ extern "C" __global__ void divergent(const uint* a, int* out, int n) {
     }
     out[i] = steps;
 }
+
+// Deliberately wrong: writes one element past the end of c.
+extern "C" __global__ void overrun(uint* c, int n) {
+    int i = global_id();
+    if (i <= n) c[i] = i;
+}

@@ -2,7 +2,8 @@
 // CPU device on machines without a GPU): hand-written kernels (elementwise, a block
 // reduction in __local memory with barriers, divergent early exits) launched through
 // anydsl_launch_kernel on generated inputs and compared with TypeScript references;
-// copies of every kind; and each misuse ending in its one-line message with exit status 1.
+// copies of every kind; and each misuse (a host pointer as a buffer, a kernel writing past
+// the end of a buffer, ...) ending in its one-line message with exit status 1.
 // Skipped, with the reason, where no OpenCL device exists.
 import fc from 'fast-check';
 import path from 'node:path';
@@ -36,7 +37,8 @@ async function lines(cases: readonly string[]): Promise<string[]> {
   return r.stdout.trimEnd().split('\n');
 }
 
-const blocks = [1, 2, 4, 8, 16, 32, 64, 128, 256];
+// PoCL compiles a kernel once per work-group size: a few sizes, the extremes among them.
+const blocks = [1, 16, 64, 256];
 
 describe('OpenCL kernels through anydsl_launch_kernel', () => {
   it('names the OpenCL device it runs on', async (ctx) => {
@@ -60,7 +62,7 @@ describe('OpenCL kernels through anydsl_launch_kernel', () => {
         seed: fc.integer({ min: 1, max: 0x7fffffff }),
         block: fc.constantFrom(...blocks),
       }),
-      { numRuns: 24, seed: 12 },
+      { numRuns: 18, seed: 12 },
     );
     const cases = [...edge, ...generated];
     const got = await lines(cases.map(caseArg));
@@ -96,6 +98,8 @@ describe('OpenCL misuse ends the program with one clear message', () => {
     ['copy-offset', /^anydsl_copy: 100 bytes at offset 200 do not fit the source, 256 bytes of device 2 \(OpenCL 0\)$/],
     ['copy-host-as-device', /^anydsl_copy: the source is not a buffer of device 2 \(OpenCL 0\) \(a host pointer\?\)$/],
     ['geometry', /^kernel affine on device 2 \(OpenCL 0\): grid \(100, 1, 1\) and block \(16, 1, 1\): the grid counts work items and must be a non-empty multiple of the block$/],
+    ['overrun', /^a kernel wrote past the end of a 240-byte buffer of device 2 \(OpenCL 0\) \(found at a copy from it to the host; the last kernel launched there was overrun\)$/],
+    ['overrun-release', /^a kernel wrote past the end of a 240-byte buffer of device 2 \(OpenCL 0\) \(found at its release; the last kernel launched there was overrun\)$/],
     ['double-release', /^anydsl_release: the pointer is not a buffer of device 2 \(OpenCL 0\) \(released twice, or a host pointer\?\)$/],
     ['key-reuse', /^program key harness-program-1 names two different programs \(kernel affine on device 2 \(OpenCL 0\)\)$/],
   ];
