@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { findPtxas } from '../../compiler/src/driver/device-code.ts';
+import { findLibdevice, findPtxas } from '../../compiler/src/driver/device-code.ts';
 import { compileToLLVM } from '../../compiler/src/driver/pipeline.ts';
 import { findToolchain } from '../../compiler/src/driver/toolchain.ts';
 import { gpuProgram, PROGRAMS } from './programs.ts';
@@ -50,5 +50,34 @@ describe.skipIf(!ptxas)('NVVM kernels', () => {
     if (name === 'reduce') expect(ptx.code).toMatch(/\.shared .*\[256\]/);
     // The host launches it on CUDA (platform 1, device 0) with the PTX embedded.
     expect(r.llvm).toMatch(/call void @anydsl_launch_kernel\(i32 1, ptr @anydsl_nvvm_program_key, ptr @anydsl_nvvm_program/);
+  });
+});
+
+const MATH = `
+fn main() -> i32 {
+    let d = ALLOC(0, 128i64);
+    ACC.exec((16, 1, 1), (16, 1, 1), |item| {
+        let a = bitcast[&mut[1][f32]](d.data);
+        let x = item.gidx() as f32;
+        a(item.gidx()) = math::sinf(x) + math::expf(x) + math::sqrtf(x) + math::powf(x, 1.5f) + math::fminf(x, 2.0f);
+        let b = bitcast[&mut[1][f64]](d.data);
+        b(item.gidx()) = math::cos(x as f64) + math::log(x as f64) + math::floor(x as f64);
+    });
+    0
+}`;
+
+describe('math in kernels', () => {
+  it('OpenCL: the prelude\'s math intrinsics are OpenCL built-ins', () => {
+    const cl = deviceCode(gpuProgram({ name: 'math', text: MATH }, 'opencl'), 'math').device[0]!.code;
+    for (const f of ['sin', 'exp', 'sqrt', 'pow', 'fmin', 'cos', 'log', 'floor']) expect(cl).toMatch(new RegExp(`\\b${f}\\(`));
+    expect(cl).toContain('#pragma OPENCL EXTENSION cl_khr_fp64 : enable');
+  });
+
+  it.skipIf(!ptxas || !findLibdevice())('NVVM: libdevice provides what NVPTX lacks, and ptxas accepts the result', () => {
+    const r = deviceCode(gpuProgram({ name: 'math', text: MATH }, 'nvvm'), 'math');
+    const nvvm = r.device[0]!;
+    expect(nvvm.llvm).toMatch(/declare float @__nv_sinf\(float\)/);
+    expect(nvvm.llvm).toMatch(/declare float @llvm\.sqrt\.f32\(float\)/);
+    expect(nvvm.code).toMatch(/\.func .*__nv_sinf/);
   });
 });

@@ -38,6 +38,8 @@ export class ModuleContext {
     readonly program: Program,
     /** Code for a GPU (NVPTX): no C runtime to call, kernels, block-shared memory. */
     readonly device = false,
+    /** The symbol an import is called by, when it is not its link name (libdevice's math). */
+    importSymbol: (name: string) => string = (name) => name,
   ) {
     // External symbols keep their names; claim them before any internal name is made up.
     for (const f of program.functions.filter((c) => c.external)) {
@@ -48,7 +50,7 @@ export class ModuleContext {
     }
     for (const f of program.functions.filter((c) => !c.external)) this.symbols.set(f, `@${this.names.fresh(f.name || 'fn')}`);
     for (const c of program.imports) {
-      const name = c.linkName ?? c.name;
+      const name = importSymbol(c.linkName ?? c.name);
       this.symbols.set(c, `@${symbol(name)}`);
       this.declare(name, this.declareText(name, c), c);
     }

@@ -1,6 +1,7 @@
 // Device code: after the last pass, the kernels that transform/kernels.ts extracted are
 // compiled per target and embedded in the host module. NVVM kernels become LLVM IR for
-// NVPTX (backend/nvvm.ts) and PTX through llc-19 for `sm_90` (the newest architecture
+// NVPTX (backend/nvvm.ts), linked with the CUDA toolkit's libdevice where its math is
+// needed and found, and PTX through llc-19 for `sm_90` (the newest architecture
 // LLVM 19 and CUDA 12+ share; the CUDA driver JIT-compiles PTX for the device present),
 // which ptxas assembles at build time when it is on the PATH, so a kernel the GPU would
 // reject is a compile error here and not a failure at run time. OpenCL kernels become
@@ -11,7 +12,7 @@
 // library carries its kernels and the artifact cache holds both as one file.
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { accessSync, constants, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { BackendError } from '../backend/errors.ts';
@@ -43,9 +44,10 @@ export function buildDevicePrograms(world: World): DeviceProgram[] {
     const kernels = kernelContinuations(world, target);
     if (!kernels.length) continue;
     const names = kernels.map((k) => k.linkName!);
-    const text = generate(target, kernels);
+    const libdevice = target === 'nvvm' ? findLibdevice() : null;
+    const text = generate(target, kernels, libdevice !== null);
     if (target === 'nvvm') {
-      const code = ptxOf(text, kernels[0]!.span);
+      const code = ptxOf(text, libdevice, kernels[0]!.span);
       checkPtx(code, kernels[0]!.span);
       programs.push({ target, kernels: names, code, llvm: text });
     } else {
@@ -60,8 +62,8 @@ export function buildDevicePrograms(world: World): DeviceProgram[] {
  * The device code of `kernels`; a kernel the backend cannot compile (it calls a host
  * function, allocates, uses a type the target lacks) is the user's error, located at the kernel.
  */
-function generate(target: DeviceTarget, kernels: readonly Continuation[]): string {
-  const emit = (ks: readonly Continuation[]): string => (target === 'nvvm' ? emitNVVM(ks) : emitOpenCL(ks));
+function generate(target: DeviceTarget, kernels: readonly Continuation[], libdevice: boolean): string {
+  const emit = (ks: readonly Continuation[]): string => (target === 'nvvm' ? emitNVVM(ks, { libdevice }) : emitOpenCL(ks));
   try {
     return emit(kernels);
   } catch (e) {
@@ -92,18 +94,51 @@ function located(span: Span | null, message: string): CompileError {
   return new CompileError([{ severity: 'error', span, message }]);
 }
 
-/** PTX of NVVM IR, from llc-19; what llc refuses (a math function NVPTX has no instruction for) is a located error. */
-function ptxOf(llvm: string, span: Span | null): string {
+/**
+ * libdevice.10.bc of the CUDA toolkit ($CUDA_HOME, $CUDA_PATH, /usr/local/cuda*, Debian's
+ * nvidia-cuda-toolkit), or null.
+ */
+export function findLibdevice(): string | null {
+  const roots = [process.env.CUDA_HOME, process.env.CUDA_PATH, '/usr/local/cuda'].filter((r): r is string => !!r);
   try {
-    return execFileSync(findToolchain().llc, ['-mtriple=nvptx64-nvidia-cuda', `-mcpu=${PTX_ARCH}`, '-O3', '-o', '-', '-'], {
-      input: llvm,
-      encoding: 'utf8',
-      stdio: ['pipe', 'pipe', 'pipe'],
-      maxBuffer: 256 << 20,
-    });
+    roots.push(...readdirSync('/usr/local').filter((d) => d.startsWith('cuda-')).sort().reverse().map((d) => path.join('/usr/local', d)));
+  } catch {
+    // no /usr/local
+  }
+  const candidates = [...roots.map((r) => path.join(r, 'nvvm', 'libdevice', 'libdevice.10.bc')), '/usr/lib/nvidia-cuda-toolkit/libdevice/libdevice.10.bc'];
+  return candidates.find((f) => existsSync(f)) ?? null;
+}
+
+/**
+ * PTX of NVVM IR, from llc-19, after linking the libdevice functions it calls (llvm-link-19
+ * beside llc); what llc refuses (math NVPTX has no instruction for, without libdevice) is a
+ * located error.
+ */
+function ptxOf(llvm: string, libdevice: string | null, span: Span | null): string {
+  const llc = findToolchain().llc;
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'anydsl-nvvm-'));
+  try {
+    let input = path.join(dir, 'kernels.ll');
+    writeFileSync(input, llvm);
+    if (libdevice && llvm.includes('@__nv_')) {
+      const linked = path.join(dir, 'linked.bc');
+      const link = [path.join(path.dirname(llc), 'llvm-link-19'), path.join(path.dirname(llc), 'llvm-link')].find((f) => existsSync(f)) ?? 'llvm-link-19';
+      tool(link, ['--only-needed', '--suppress-warnings', input, libdevice, '-o', linked], span);
+      input = linked;
+    }
+    return tool(llc, ['-mtriple=nvptx64-nvidia-cuda', `-mcpu=${PTX_ARCH}`, '-O3', '-o', '-', input], span);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Runs an LLVM tool on the kernels' code; its failure is a located error naming it. */
+function tool(file: string, args: readonly string[], span: Span | null): string {
+  try {
+    return execFileSync(file, args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 256 << 20 });
   } catch (e) {
     const stderr = String((e as { stderr?: unknown }).stderr ?? (e as Error).message).trim().split('\n').slice(0, 3).join('; ');
-    throw located(span, `the NVVM backend cannot compile this GPU kernel: llc-19 says: ${stderr}`);
+    throw located(span, `the NVVM backend cannot compile this GPU kernel: ${path.basename(file)} says: ${stderr}`);
   }
 }
 
