@@ -50,6 +50,10 @@ void anydsl_synchronize(int32_t dev);
  * OpenCL device (PoCL's CPU device), then the host. An explicit platform that is not
  * there stops the program with one line naming what to install. */
 int32_t anydsl_device_pick(const char* request);
+/* NULL when anydsl_device_pick(request) would succeed, else the line it would stop the
+ * program with (what to install): for hosts, such as the apps in node, that report it
+ * themselves. The string is valid until the thread's next call. */
+const char* anydsl_device_unavailable(const char* request);
 /* e.g. "OpenCL 0: Portable Computing Language, cpu-..."; the string lives as long as the program. */
 const char* anydsl_device_name(int32_t dev);
 

@@ -62,7 +62,9 @@ static int32_t first_gpu(const anydsl_platform* platform) {
     return -1;
 }
 
-int32_t anydsl_device_pick(const char* request) {
+/* The device a request names, or -1 with the reason written into why. */
+static int32_t pick(const char* request, char* why, size_t why_size) {
+#define REFUSE(...) return (snprintf(why, why_size, __VA_ARGS__), -1)
     const char* from = request ? "device request" : "ANYDSL_DEVICE";
     const char* r = request ? request : getenv("ANYDSL_DEVICE");
     if (!r || !*r) r = "auto";
@@ -74,7 +76,7 @@ int32_t anydsl_device_pick(const char* request) {
         char* end;
         long n = strtol(colon + 1, &end, 10);
         if (end == colon + 1 || *end || n < 0 || n > 0x7FFFFFF)
-            anydsl_device_fatal("%s \"%s\": the index after ':' must be a number such as 0 or 1", from, r);
+            REFUSE("%s \"%s\": the index after ':' must be a number such as 0 or 1", from, r);
         index = (int32_t)n;
     }
 #define IS(word) (name_len == strlen(word) && strncmp(r, word, name_len) == 0)
@@ -87,21 +89,34 @@ int32_t anydsl_device_pick(const char* request) {
         return 0;
     }
     if (IS("host")) {
-        if (index != 0) anydsl_device_fatal("%s \"%s\": there is one host device, host:0", from, r);
+        if (index != 0) REFUSE("%s \"%s\": there is one host device, host:0", from, r);
         return 0;
     }
     const anydsl_platform* platform = IS("cuda") ? &anydsl_cuda_platform : IS("opencl") ? &anydsl_opencl_platform : NULL;
 #undef IS
     if (!platform)
-        anydsl_device_fatal("%s \"%s\": expected auto, cuda, opencl or host (cuda and opencl optionally with an "
-                            "index, as in opencl:1)",
-                            from, r);
+        REFUSE("%s \"%s\": expected auto, cuda, opencl or host (cuda and opencl optionally with an index, as in "
+               "opencl:1)",
+               from, r);
     int32_t count = platform->device_count();
-    if (count == 0) anydsl_device_fatal("%s \"%s\": %s", from, r, platform->missing());
+    if (count == 0) REFUSE("%s \"%s\": %s", from, r, platform->missing());
     if (index >= count)
-        anydsl_device_fatal("%s \"%s\": %s has %d device%s, %.*s:0 to %.*s:%d", from, r, platform->name, count,
-                            count == 1 ? "" : "s", (int)name_len, r, (int)name_len, r, count - 1);
+        REFUSE("%s \"%s\": %s has %d device%s, %.*s:0 to %.*s:%d", from, r, platform->name, count,
+               count == 1 ? "" : "s", (int)name_len, r, (int)name_len, r, count - 1);
     return (platform == &anydsl_cuda_platform ? ANYDSL_PLATFORM_CUDA : ANYDSL_PLATFORM_OPENCL) | index << 4;
+#undef REFUSE
+}
+
+int32_t anydsl_device_pick(const char* request) {
+    char why[768];
+    int32_t dev = pick(request, why, sizeof why);
+    if (dev < 0) anydsl_device_fatal("%s", why);
+    return dev;
+}
+
+const char* anydsl_device_unavailable(const char* request) {
+    static _Thread_local char why[768];
+    return pick(request, why, sizeof why) < 0 ? why : NULL;
 }
 
 const char* anydsl_device_name(int32_t dev) {
