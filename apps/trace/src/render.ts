@@ -33,7 +33,10 @@ function bandRows(width: number, spp: number): number {
 }
 
 /** Background of AO shading, where a primary ray escapes. */
-const SKY = [0.62, 0.72, 0.88];
+const SKY = [0.5, 0.62, 0.85];
+
+/** Grey albedo of every surface under AO shading. */
+const ALBEDO = 0.8;
 
 /** Renders `mesh` as seen by `camera`; returns the image (u8 RGB) and the rays traced, for throughput. */
 export async function render(mesh: Mesh, trace: TraceFn, o: RenderOptions): Promise<{ image: Image; rays: number }> {
@@ -83,7 +86,7 @@ export async function render(mesh: Mesh, trace: TraceFn, o: RenderOptions): Prom
         const sign = n[0]! * band.data[d + 3]! + n[1]! * band.data[d + 4]! + n[2]! * band.data[d + 5]! > 0 ? -1 : 1;
         for (let k = 0; k < 3; k++) color[c + k]! += (0.5 + 0.5 * sign * n[k]!) / spp;
       } else {
-        const v = open![i]! * (0.6 + 0.4 * facing);
+        const v = ALBEDO * open![i]! * (0.5 + 0.5 * facing);
         for (let k = 0; k < 3; k++) color[c + k]! += v / spp;
       }
     }
