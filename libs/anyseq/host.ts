@@ -189,13 +189,47 @@ function checkCodes(seq: Uint8Array, sub: Substitution, what: string): void {
   }
 }
 
-/** Compiles an aligner's kernels at -O3 for this machine's CPU (one module, cached). */
+/**
+ * Compilations in flight at once: the compiler specialises one module while clang builds
+ * the previous ones. One kernel per module, so that every aligner and every test that
+ * needs a kernel shares its cached library.
+ */
+const CONCURRENT_COMPILES = 3;
+
+/** Compiles kernels at -O3 for this machine's CPU, one module each (each cached on its own). */
+async function compileKernels(kernels: readonly Kernel[]): Promise<Map<string, NativeFunction>> {
+  const unique = [...new Map(kernels.map((k) => [kernelName(k), k])).values()];
+  const fns = new Map<string, NativeFunction>();
+  let next = 0;
+  const worker = async () => {
+    while (next < unique.length) {
+      const k = unique[next++]!;
+      const library: CompiledLibrary = await compile({
+        sources: [...librarySources(), { path: 'anyseq_entry.impala', text: entryFunction(k) + '\n' }],
+        options: { optLevel: 3 },
+      });
+      fns.set(kernelName(k), library.fn(kernelName(k)));
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(CONCURRENT_COMPILES, unique.length) }, worker));
+  return fns;
+}
+
+/** Compiles an aligner's kernels at -O3 for this machine's CPU (cached). */
 export async function compileAligner(options: AlignerOptions): Promise<Aligner> {
-  const o: Required<AlignerOptions> = { width: 16, traceback: true, ...options };
+  return (await compileAligners([options]))[0]!;
+}
+
+/** Compiles several aligners, their kernels together (shared where they coincide). */
+export async function compileAligners(options: readonly AlignerOptions[]): Promise<Aligner[]> {
+  const all = options.map((opts): Required<AlignerOptions> => ({ width: 16, traceback: true, ...opts }));
+  const fns = await compileKernels(all.flatMap(kernelsOf));
+  return all.map((o) => makeAligner(o, fns));
+}
+
+function makeAligner(o: Required<AlignerOptions>, fns: Map<string, NativeFunction>): Aligner {
   const kernels = kernelsOf(o);
-  const entry: SourceFile = { path: 'anyseq_entry.impala', text: kernels.map(entryFunction).join('\n\n') + '\n' };
-  const library: CompiledLibrary = await compile({ sources: [...librarySources(), entry], options: { optLevel: 3 } });
-  const fnOf = (k: Kernel | undefined) => (k ? library.fn(kernelName(k)) : undefined);
+  const fnOf = (k: Kernel | undefined) => (k ? fns.get(kernelName(k)) : undefined);
   const find = (kind: 'pass' | 'many', mode: PassMode, width: Width) => kernels.find((k) => k.kind === kind && k.mode === mode && k.width === width);
   const runner = (mode: PassMode, wide = false) => {
     const fn32 = fnOf(find('pass', mode, 32));
