@@ -11,7 +11,6 @@
 
 #include <dlfcn.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,27 +68,19 @@ CUDA_API(DECLARE)
 #undef DECLARE
 
 typedef struct {
-    CUevent start, end;
-    const char* kernel; /* the cached kernel's name */
-} pending_launch;
-
-typedef struct {
     CUdevice id;
     char name[320];
     /* Guards everything below. */
     pthread_mutex_t lock;
     CUcontext context;
     anydsl_program* programs;
-    pending_launch* pending;
-    size_t pending_len, pending_cap;
+    anydsl_pending_list pending;
 } device;
 
 static pthread_once_t loaded = PTHREAD_ONCE_INIT;
 static char missing[640];
 static device* devices;
 static int32_t device_count;
-
-enum { MAX_PENDING = 1024 };
 
 static const char* label(int32_t index) { return anydsl_device_label(ANYDSL_PLATFORM_CUDA | index << 4); }
 
@@ -104,19 +95,18 @@ static int execution_error(CUresult err) {
     return err == 700 || err == 702 || err == 710 || (err >= 714 && err <= 719);
 }
 
-/* "CUDA error 700 (CUDA_ERROR_ILLEGAL_ADDRESS) in kernel K on device 1 (CUDA 0)". */
-__attribute__((noreturn, format(printf, 5, 6))) static void fail(device* d, CUresult err, const char* call,
-                                                                  int32_t index, const char* fmt, ...) {
-    if (execution_error(err) && d->pending_len)
+/* An error of a kernel's execution is reported with the last kernel launched. */
+static void report_execution_error(device* d, CUresult err, const char* call, int32_t index) {
+    if (execution_error(err) && d->pending.len)
         anydsl_device_fatal("CUDA error %d (%s) in kernel %s on %s (reported by %s)", err, error_name(err),
-                            d->pending[d->pending_len - 1].kernel, label(index), call);
-    char what[256];
-    va_list args;
-    va_start(args, fmt);
-    vsnprintf(what, sizeof what, fmt, args);
-    va_end(args);
-    anydsl_device_fatal("CUDA error %d (%s) in %s %s on %s", err, error_name(err), call, what, label(index));
+                            d->pending.items[d->pending.len - 1].kernel, label(index), call);
 }
+
+/* "CUDA error 700 (CUDA_ERROR_ILLEGAL_ADDRESS) in kernel K on device 1 (CUDA 0) (reported by cuCtxSynchronize)",
+ * "CUDA error 2 (CUDA_ERROR_OUT_OF_MEMORY) in cuMemAlloc of 4096 bytes on device 1 (CUDA 0)". */
+#define fail(d, err, call, index, ...)                                                                       \
+    (report_execution_error(d, err, call, index),                                                           \
+     anydsl_call_failed("CUDA", err, error_name(err), call, ANYDSL_PLATFORM_CUDA | (index) << 4, __VA_ARGS__))
 
 static void load_library(void* lib) {
     const char* absent = NULL;
@@ -160,14 +150,8 @@ static void load_library(void* lib) {
 }
 
 static void load(void) {
-    void* lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!lib) {
-        const char* why = dlerror();
-        snprintf(missing, sizeof missing, "no CUDA: libcuda.so.1 cannot be loaded (%s); install the NVIDIA driver",
-                 why ? why : "not found");
-        return;
-    }
-    load_library(lib);
+    void* lib = anydsl_open_driver("libcuda.so.1", "CUDA", "install the NVIDIA driver", missing, sizeof missing);
+    if (lib) load_library(lib);
 }
 
 static int32_t cuda_device_count(void) {
@@ -192,14 +176,14 @@ static device* lock_device(int32_t index) {
 
 /* Called once everything launched has finished: adds the kernels' time, frees their events. */
 static void collect(device* d) {
-    for (size_t i = 0; i < d->pending_len; i++) {
+    for (size_t i = 0; i < d->pending.len; i++) {
+        CUevent start = d->pending.items[i].first, end = d->pending.items[i].second;
         float ms = 0;
-        if (cuEventElapsedTime(&ms, d->pending[i].start, d->pending[i].end) == CUDA_SUCCESS)
-            anydsl_add_kernel_time((int64_t)((double)ms * 1e6));
-        cuEventDestroy(d->pending[i].start);
-        cuEventDestroy(d->pending[i].end);
+        if (cuEventElapsedTime(&ms, start, end) == CUDA_SUCCESS) anydsl_add_kernel_time((int64_t)((double)ms * 1e6));
+        cuEventDestroy(start);
+        cuEventDestroy(end);
     }
-    d->pending_len = 0;
+    d->pending.len = 0;
 }
 
 static void finish(device* d, int32_t index) {
@@ -293,22 +277,12 @@ static anydsl_kernel* kernel_of(device* d, int32_t index, const anydsl_launch* l
 static void cuda_launch(int32_t index, const anydsl_launch* l) {
     device* d = lock_device(index);
     anydsl_kernel* k = kernel_of(d, index, l);
-    if (d->pending_len == d->pending_cap) {
-        if (d->pending_cap == MAX_PENDING) {
-            finish(d, index);
-        } else {
-            size_t cap = d->pending_cap ? 2 * d->pending_cap : 16;
-            pending_launch* grown = realloc(d->pending, cap * sizeof *grown);
-            if (!grown) anydsl_device_fatal("kernel %s: out of host memory", l->kernel_name);
-            d->pending = grown;
-            d->pending_cap = cap;
-        }
-    }
-    pending_launch p = {.kernel = k->name};
+    if (!anydsl_pending_room(&d->pending, l->kernel_name)) finish(d, index);
+    CUevent start, end;
     CUresult err;
-    if ((err = cuEventCreate(&p.start, CU_EVENT_DEFAULT)) != CUDA_SUCCESS ||
-        (err = cuEventCreate(&p.end, CU_EVENT_DEFAULT)) != CUDA_SUCCESS ||
-        (err = cuEventRecord(p.start, NULL)) != CUDA_SUCCESS)
+    if ((err = cuEventCreate(&start, CU_EVENT_DEFAULT)) != CUDA_SUCCESS ||
+        (err = cuEventCreate(&end, CU_EVENT_DEFAULT)) != CUDA_SUCCESS ||
+        (err = cuEventRecord(start, NULL)) != CUDA_SUCCESS)
         fail(d, err, "cuEventCreate", index, "for kernel %s", l->kernel_name);
     /* Buffer arguments are device addresses already (memory.c checked them), so each
      * argument's bytes are what cuLaunchKernel reads. */
@@ -316,9 +290,9 @@ static void cuda_launch(int32_t index, const anydsl_launch* l) {
                          (unsigned)(l->grid[2] / l->block[2]), (unsigned)l->block[0], (unsigned)l->block[1],
                          (unsigned)l->block[2], 0, NULL, l->args, NULL);
     if (err != CUDA_SUCCESS) fail(d, err, "cuLaunchKernel", index, "of kernel %s", l->kernel_name);
-    if ((err = cuEventRecord(p.end, NULL)) != CUDA_SUCCESS)
+    if ((err = cuEventRecord(end, NULL)) != CUDA_SUCCESS)
         fail(d, err, "cuEventRecord", index, "after kernel %s", l->kernel_name);
-    d->pending[d->pending_len++] = p;
+    d->pending.items[d->pending.len++] = (anydsl_pending){.first = start, .second = end, .kernel = k->name};
     pthread_mutex_unlock(&d->lock);
 }
 

@@ -5,7 +5,9 @@
  */
 #include "device.h"
 
+#include <dlfcn.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -278,4 +280,37 @@ const char* anydsl_program_label(const anydsl_launch* launch) {
     if (!launch->program_key) return "the program";
     snprintf(label, sizeof label, "program %.140s", launch->program_key);
     return label;
+}
+
+enum { MAX_PENDING = 1024 };
+
+int anydsl_pending_room(anydsl_pending_list* list, const char* kernel) {
+    if (list->len < list->cap) return 1;
+    if (list->cap == MAX_PENDING) return 0;
+    size_t cap = list->cap ? 2 * list->cap : 16;
+    anydsl_pending* grown = realloc(list->items, cap * sizeof *grown);
+    if (!grown) anydsl_device_fatal("kernel %s: out of host memory", kernel);
+    list->items = grown;
+    list->cap = cap;
+    return 1;
+}
+
+void* anydsl_open_driver(const char* library, const char* platform, const char* install, char* missing, size_t size) {
+    void* lib = dlopen(library, RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+        const char* why = dlerror();
+        snprintf(missing, size, "no %s: %s cannot be loaded (%s); %s", platform, library, why ? why : "not found",
+                 install);
+    }
+    return lib;
+}
+
+void anydsl_call_failed(const char* platform, long err, const char* name, const char* call, int32_t dev,
+                        const char* fmt, ...) {
+    char what[256];
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(what, sizeof what, fmt, args);
+    va_end(args);
+    anydsl_device_fatal("%s error %ld (%s) in %s %s on %s", platform, err, name, call, what, anydsl_device_label(dev));
 }

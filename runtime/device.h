@@ -112,6 +112,31 @@ const char* anydsl_last_kernel(int32_t dev, char* out, size_t size);
 /* How many kernels have been launched on dev so far. */
 uint64_t anydsl_launch_count(int32_t dev);
 
+/* Launches a platform has yet to collect (their events, their time), in launch order. */
+typedef struct {
+    void* first;  /* OpenCL: the launch's event; CUDA: the start event */
+    void* second; /* CUDA: the end event */
+    const char* kernel; /* the cached kernel's name */
+} anydsl_pending;
+
+typedef struct {
+    anydsl_pending* items;
+    size_t len, cap;
+} anydsl_pending_list;
+
+/* Makes room for one more launch; 0 when so many are pending that the platform must
+ * synchronise and collect them first (which empties the list). */
+int anydsl_pending_room(anydsl_pending_list* list, const char* kernel);
+
+/* Opens a driver library; NULL with missing set to "no <platform>: <library> cannot be
+ * loaded (<why>); <install>" when it cannot be. */
+void* anydsl_open_driver(const char* library, const char* platform, const char* install, char* missing, size_t size);
+
+/* Reports a failed driver call and ends the program:
+ * "<platform> error <err> (<name>) in <call> <what> on device 2 (OpenCL 0)". */
+void anydsl_call_failed(const char* platform, long err, const char* name, const char* call, int32_t dev,
+                        const char* fmt, ...) __attribute__((noreturn, format(printf, 6, 7)));
+
 /* Adds finished kernels' time (nanoseconds) to anydsl_get_kernel_time. */
 void anydsl_add_kernel_time(int64_t nanoseconds);
 

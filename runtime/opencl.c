@@ -11,7 +11,6 @@
 
 #include <dlfcn.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -174,11 +173,6 @@ static const char* error_name(cl_int err) {
 }
 
 typedef struct {
-    cl_event event;
-    const char* kernel; /* the cached kernel's name */
-} pending_launch;
-
-typedef struct {
     cl_device_id id;
     char name[320];
     int gpu;
@@ -189,8 +183,7 @@ typedef struct {
     cl_context context;
     cl_command_queue queue;
     anydsl_program* programs;
-    pending_launch* pending;
-    size_t pending_len, pending_cap;
+    anydsl_pending_list pending;
 } device;
 
 static pthread_once_t loaded = PTHREAD_ONCE_INIT;
@@ -198,20 +191,11 @@ static char missing[640];
 static device* devices;
 static int32_t device_count;
 
-enum { MAX_PENDING = 1024 };
-
 static const char* label(int32_t index) { return anydsl_device_label(ANYDSL_PLATFORM_OPENCL | index << 4); }
 
 /* "OpenCL error -5 (CL_OUT_OF_RESOURCES) in clEnqueueNDRangeKernel of kernel K on device 2 (OpenCL 0)" */
-__attribute__((noreturn, format(printf, 4, 5))) static void fail(cl_int err, const char* call, int32_t index,
-                                                                  const char* fmt, ...) {
-    char what[256];
-    va_list args;
-    va_start(args, fmt);
-    vsnprintf(what, sizeof what, fmt, args);
-    va_end(args);
-    anydsl_device_fatal("OpenCL error %d (%s) in %s %s on %s", err, error_name(err), call, what, label(index));
-}
+#define fail(err, call, index, ...) \
+    anydsl_call_failed("OpenCL", err, error_name(err), call, ANYDSL_PLATFORM_OPENCL | (index) << 4, __VA_ARGS__)
 
 static void load_library(void* lib) {
     const char* absent = NULL;
@@ -282,16 +266,10 @@ static void load_library(void* lib) {
 }
 
 static void load(void) {
-    void* lib = dlopen("libOpenCL.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (!lib) {
-        const char* why = dlerror();
-        snprintf(missing, sizeof missing,
-                 "no OpenCL: libOpenCL.so.1 cannot be loaded (%s); install ocl-icd-libopencl1 and pocl-opencl-icd "
-                 "(CPU) or a GPU's OpenCL driver",
-                 why ? why : "not found");
-        return;
-    }
-    load_library(lib);
+    void* lib = anydsl_open_driver("libOpenCL.so.1", "OpenCL",
+                                   "install ocl-icd-libopencl1 and pocl-opencl-icd (CPU) or a GPU's OpenCL driver",
+                                   missing, sizeof missing);
+    if (lib) load_library(lib);
 }
 
 static int32_t opencl_device_count(void) {
@@ -321,24 +299,25 @@ static device* lock_device(int32_t index) {
 /* Called once everything enqueued has finished: reports a failed kernel, adds the
  * kernels' time, releases their events. */
 static void collect(device* d, int32_t index) {
-    for (size_t i = 0; i < d->pending_len; i++) {
-        pending_launch* p = &d->pending[i];
+    for (size_t i = 0; i < d->pending.len; i++) {
+        anydsl_pending* p = &d->pending.items[i];
+        cl_event event = p->first;
         cl_int status = 0;
-        cl_int err = clGetEventInfo(p->event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL);
+        cl_int err = clGetEventInfo(event, CL_EVENT_COMMAND_EXECUTION_STATUS, sizeof status, &status, NULL);
         if (err == CL_SUCCESS && status < 0) fail(status, "the execution", index, "of kernel %s", p->kernel);
         cl_ulong start = 0, end = 0;
-        if (clGetEventProfilingInfo(p->event, CL_PROFILING_COMMAND_START, sizeof start, &start, NULL) == CL_SUCCESS &&
-            clGetEventProfilingInfo(p->event, CL_PROFILING_COMMAND_END, sizeof end, &end, NULL) == CL_SUCCESS &&
+        if (clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_START, sizeof start, &start, NULL) == CL_SUCCESS &&
+            clGetEventProfilingInfo(event, CL_PROFILING_COMMAND_END, sizeof end, &end, NULL) == CL_SUCCESS &&
             end > start)
             anydsl_add_kernel_time((int64_t)(end - start));
-        clReleaseEvent(p->event);
+        clReleaseEvent(event);
     }
-    d->pending_len = 0;
+    d->pending.len = 0;
 }
 
 static void finish(device* d, int32_t index) {
     cl_int err = clFinish(d->queue);
-    const char* last = d->pending_len ? d->pending[d->pending_len - 1].kernel : NULL;
+    const char* last = d->pending.len ? d->pending.items[d->pending.len - 1].kernel : NULL;
     collect(d, index);
     if (err != CL_SUCCESS) {
         if (last) fail(err, "clFinish", index, "after kernel %s", last);
@@ -485,21 +464,11 @@ static void opencl_launch(int32_t index, const anydsl_launch* l) {
                                 i, l->kernel_name, label(index));
         if (err != CL_SUCCESS) fail(err, "clSetKernelArg", index, "of argument %d of kernel %s", i, l->kernel_name);
     }
-    if (d->pending_len == d->pending_cap) {
-        if (d->pending_cap == MAX_PENDING) {
-            finish(d, index);
-        } else {
-            size_t cap = d->pending_cap ? 2 * d->pending_cap : 16;
-            pending_launch* grown = realloc(d->pending, cap * sizeof *grown);
-            if (!grown) anydsl_device_fatal("kernel %s: out of host memory", l->kernel_name);
-            d->pending = grown;
-            d->pending_cap = cap;
-        }
-    }
+    if (!anydsl_pending_room(&d->pending, l->kernel_name)) finish(d, index);
     cl_event event;
     cl_int err = clEnqueueNDRangeKernel(d->queue, kernel, 3, NULL, l->grid, l->block, 0, NULL, &event);
     if (err != CL_SUCCESS) fail(err, "clEnqueueNDRangeKernel", index, "of kernel %s", l->kernel_name);
-    d->pending[d->pending_len++] = (pending_launch){event, k->name};
+    d->pending.items[d->pending.len++] = (anydsl_pending){.first = event, .kernel = k->name};
     pthread_mutex_unlock(&d->lock);
 }
 
