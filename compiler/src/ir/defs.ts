@@ -10,6 +10,8 @@ let nextGid = 0;
 export interface Use {
   readonly user: Def;
   readonly index: number;
+  /** `${user.gid}:${index}`: the key of this use in the operand's `uses`. */
+  readonly key: string;
 }
 
 export abstract class Def {
@@ -17,6 +19,12 @@ export abstract class Def {
   protected _ops: Def[] = [];
   /** Keyed by `${user.gid}:${index}`. */
   readonly uses = new Map<string, Use>();
+  /**
+   * The use record of each operand slot, made once per slot: a continuation's body is
+   * set again and again (every jump, every rewiring), and a new key string and record
+   * per operand each time was a large share of the compiler's allocations.
+   */
+  private slots: Use[] | undefined;
   /** Source location for diagnostics (PE budget, verifier). */
   span: Span | null = null;
 
@@ -37,15 +45,23 @@ export abstract class Def {
     return this._ops[i]!;
   }
 
+  /** The record of the use of operand `i`, with its key in the operand's `uses`. */
+  useOf(i: number): Use {
+    const slots = (this.slots ??= []);
+    return (slots[i] ??= { user: this, index: i, key: `${this.gid}:${i}` });
+  }
+
   protected setOp(i: number, d: Def): void {
+    const use = this.useOf(i);
     const old = this._ops[i];
-    if (old) old.uses.delete(`${this.gid}:${i}`);
+    if (old) old.uses.delete(use.key);
     this._ops[i] = d;
-    d.uses.set(`${this.gid}:${i}`, { user: this, index: i });
+    d.uses.set(use.key, use);
   }
 
   protected unsetOps(): void {
-    this._ops.forEach((d, i) => d.uses.delete(`${this.gid}:${i}`));
+    const ops = this._ops;
+    for (let i = 0; i < ops.length; i++) ops[i]!.uses.delete(this.useOf(i).key);
     this._ops = [];
   }
 
@@ -255,8 +271,20 @@ export class Continuation extends Def {
     return this._ops[0]!;
   }
 
+  /** The arguments of the body; one array per body (passes read `args` in loops), a new one when the body changes. */
   get args(): readonly Def[] {
-    return this._ops.slice(1);
+    return (this.argsOfBody ??= this._ops.slice(1));
+  }
+  private argsOfBody: readonly Def[] | undefined;
+
+  protected override setOp(i: number, d: Def): void {
+    super.setOp(i, d);
+    this.argsOfBody = undefined;
+  }
+
+  protected override unsetOps(): void {
+    super.unsetOps();
+    this.argsOfBody = undefined;
   }
 
   arg(i: number): Def {

@@ -34,10 +34,29 @@ export function specialisesHigherOrder(
   param: Param,
   arg: Def,
   closed: boolean,
-  moving: ReadonlySet<number>,
+  moving: Moving,
 ): boolean {
-  if (typeOrder(param.type) === 0 || moving.has(param.index) || arg === param) return false;
-  return !(closed && param === callee.retParam && isStandardReturn(arg));
+  if (typeOrder(param.type) === 0 || arg === param) return false;
+  if (closed && param === callee.retParam && isStandardReturn(arg)) return false;
+  // Asked last: the answer costs a search for the callee's recursion (see `lazyMoving`).
+  return !moving.has(param.index);
+}
+
+/** The params a callee's recursion changes, as `specialisesHigherOrder` asks about them. */
+export interface Moving {
+  has(index: number): boolean;
+}
+
+/**
+ * A `Moving` that computes its set on the first question. Most higher-order
+ * params at a call are the return continuation of a top-level function called
+ * the ordinary way, which the rule keeps without asking, and the search for
+ * recursion (`recursion`, which builds the scopes of everything the callee
+ * reaches) is then never made.
+ */
+export function lazyMoving(compute: () => ReadonlySet<number>): Moving {
+  let set: ReadonlySet<number> | undefined;
+  return { has: (index) => (set ??= compute()).has(index) };
 }
 
 /** A return continuation the backend handles: some function's return param, or a block (first-order continuation). */

@@ -11,8 +11,7 @@ import { reversePostOrder } from './order.ts';
 
 export class Scope {
   readonly defs = new Set<Def>();
-  /** Continuations of the scope, entry first, the rest in reverse post-order of the jump graph. */
-  readonly continuations: Continuation[];
+  private order: Continuation[] | undefined;
 
   constructor(readonly entry: Continuation) {
     this.defs.add(entry);
@@ -33,7 +32,16 @@ export class Scope {
         }
       }
     }
-    this.continuations = this.reversePostOrder();
+  }
+
+  /**
+   * Continuations of the scope, entry first, the rest in reverse post-order of the jump
+   * graph. Computed on first use: most scopes are only asked what they contain (the
+   * cloner, the higher-order rule's cycle search), and the order is the costly part.
+   */
+  get continuations(): readonly Continuation[] {
+    this.order ??= this.reversePostOrder();
+    return this.order;
   }
 
   contains(d: Def): boolean {

@@ -140,7 +140,7 @@ export class World {
     for (const [key, p] of this.cse) {
       if (live.has(p)) continue;
       this.cse.delete(key);
-      p.ops.forEach((o, i) => o.uses.delete(`${p.gid}:${i}`));
+      p.ops.forEach((o, i) => o.uses.delete(p.useOf(i).key));
     }
   }
 

@@ -5,7 +5,7 @@
 import { Continuation, type Def, type Param, PrimOp, litValue } from '../ir/defs.ts';
 import { typeOrder } from '../ir/types.ts';
 import type { World } from '../ir/world.ts';
-import { specialisesHigherOrder } from '../ir/higher-order.ts';
+import { lazyMoving, specialisesHigherOrder } from '../ir/higher-order.ts';
 
 export type Reason = '@@' | 'filter' | 'higher-order';
 
@@ -57,9 +57,11 @@ export function decide(u: Continuation, callee: Continuation, forced: boolean, f
     for (const p of candidates) if (filterFires(p)) mark(p, 'filter');
     const higherOrder = candidates.filter((p) => dropped[p.index] === null && typeOrder(p.type) > 0);
     if (higherOrder.length === 0) return decision(callee, dropped, reasons);
-    const nonStatic = facts.moving(callee, u.args);
-    const unfolding = reasons.some((r, i) => r === 'filter' && nonStatic.has(i));
-    const moving = unfolding ? new Set<number>() : nonStatic;
+    const moving = lazyMoving(() => {
+      const nonStatic = facts.moving(callee, u.args);
+      const unfolding = reasons.some((r, i) => r === 'filter' && nonStatic.has(i));
+      return unfolding ? new Set<number>() : nonStatic;
+    });
     const ret = callee.retParam;
     for (const p of higherOrder) {
       if (p !== ret && specialisesHigherOrder(callee, p, u.arg(p.index), true, moving)) mark(p, 'higher-order');

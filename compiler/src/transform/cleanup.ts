@@ -22,6 +22,7 @@ import { jumpFolded } from './mangle.ts';
 export function cleanup(world: World): void {
   for (let changed = true; changed; ) {
     changed = false;
+    // The last round changes nothing, so what it forgets here is all there is to forget at the end.
     const r = reachable(world);
     changed = resolveMarkers(world, r.primops) || changed;
     forgetUnreachable(world, new Set(r.continuations));
@@ -40,7 +41,6 @@ export function cleanup(world: World): void {
     for (const c of r.continuations) if (alive(world, c) && mergeIntoPredecessor(world, c, merged)) changed = true;
     world.replaceAll(merged);
   }
-  forgetUnreachable(world, new Set(reachable(world).continuations));
   world.sweep();
 }
 

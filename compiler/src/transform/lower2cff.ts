@@ -23,7 +23,7 @@
 // anything that specialises forever into a diagnostic at the call site.
 import { Closedness } from '../ir/closedness.ts';
 import { Continuation, type Def } from '../ir/defs.ts';
-import { nonStaticParams, type Recursion, recursion, specialisesHigherOrder } from '../ir/higher-order.ts';
+import { lazyMoving, type Moving, nonStaticParams, type Recursion, recursion, specialisesHigherOrder } from '../ir/higher-order.ts';
 import { isControlOperand } from '../ir/jumps.ts';
 import { reachable } from '../ir/reachable.ts';
 import { typeOrder } from '../ir/types.ts';
@@ -58,9 +58,12 @@ export function lower2cff(world: World, opts: Lower2CffOptions): boolean {
       if (callee.params.length !== u.args.length) continue;
       // Only higher-order params can be dropped, and the scope of a block in a long chain is the rest of the chain.
       if (callee.params.every((p) => typeOrder(p.type) === 0)) continue;
-      let rec = recursionOf.get(callee);
-      if (!rec) recursionOf.set(callee, (rec = recursion(callee)));
-      const dropped = badArguments(u, callee, free.isClosed(callee), nonStaticParams(rec, u.args));
+      const moving = lazyMoving(() => {
+        let rec = recursionOf.get(callee);
+        if (!rec) recursionOf.set(callee, (rec = recursion(callee)));
+        return nonStaticParams(rec, u.args);
+      });
+      const dropped = badArguments(u, callee, free.isClosed(callee), moving);
       if (!dropped) continue;
       const key = `${callee.gid}:${dropped.map((d) => (d ? d.gid : '_')).join(',')}`;
       let spec = memo.get(key);
@@ -84,7 +87,7 @@ export function lower2cff(world: World, opts: Lower2CffOptions): boolean {
 }
 
 /** The arguments of `u`'s call to drop into `callee` (null slots stay params), or null when the call is fine. */
-function badArguments(u: Continuation, callee: Continuation, closed: boolean, moving: ReadonlySet<number>): (Def | null)[] | null {
+function badArguments(u: Continuation, callee: Continuation, closed: boolean, moving: Moving): (Def | null)[] | null {
   const dropped = callee.params.map((p) => (specialisesHigherOrder(callee, p, u.arg(p.index), closed, moving) ? u.arg(p.index) : null));
   return dropped.some((d) => d !== null) ? dropped : null;
 }
