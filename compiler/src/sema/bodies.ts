@@ -1,9 +1,9 @@
 // Item bodies: each fn body and each static initialiser is one inference session.
 import type { FnDecl, StaticDecl } from '../syntax/ast.ts';
 import type { Checker } from './checker.ts';
-import { bindParam, checkBlock, checkParamFilters, coerceBlockValue } from './control.ts';
+import { bindParam, checkBlock, checkParamFilters, coerceBlockValue, unsizedByValue } from './control.ts';
 import { checkExpr } from './expr.ts';
-import { resolveDeep } from './infer.ts';
+import { resolveDeep, showType } from './infer.ts';
 import { fnSig, itemFrame, staticType } from './items.ts';
 import { Frame } from './scope.ts';
 import type { Type } from './types.ts';
@@ -13,6 +13,9 @@ export function checkFnBody(ck: Checker, decl: FnDecl): void {
   const body = decl.body;
   if (!body) return;
   const sig = fnSig(ck, decl);
+  if (sig.ret && decl.retType && unsizedByValue(sig.ret)) {
+    ck.error(decl.retType.span, `a return type '${showType(sig.ret)}' has no size known at compile time: return a pointer instead`);
+  }
   const frame = new Frame(itemFrame(ck, decl));
   ck.inSession(() =>
     ck.inFrame(frame, () => {

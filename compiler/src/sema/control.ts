@@ -68,7 +68,7 @@ function checkStmt(ck: Checker, s: Stmt, lets: Lets): boolean {
 }
 
 /** Whether `t` holds an indefinite array by value (not behind a pointer). */
-function unsizedByValue(t: Type): boolean {
+export function unsizedByValue(t: Type): boolean {
   const u = prune(t);
   if (u.tag === 'indefarray') return true;
   if (u.tag === 'tuple') return u.elems.some(unsizedByValue);
@@ -289,6 +289,10 @@ function paramType(ck: Checker, p: Param, hint: Type | undefined): Type {
 /** Enters a parameter into `frame` and records its type. */
 export function bindParam(ck: Checker, p: Param, t: Type, frame: Frame): Type {
   ck.bindingTypes.set(p, t);
+  // Arguments are passed by value, so like a variable a parameter needs a size.
+  ck.u.finalCheck(() => {
+    if (unsizedByValue(t)) ck.error(p.type?.span ?? p.span, `a parameter of type '${showType(prune(t))}' has no size known at compile time: take a pointer to it instead`);
+  });
   ck.u.site((resolve) => ck.bindingTypes.set(p, resolve(t, p.span)));
   if (p.name) {
     if (frame.values.has(p.name.name)) ck.error(p.name.span, `duplicate definition of '${p.name.name}'`);
