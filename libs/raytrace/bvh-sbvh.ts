@@ -1,14 +1,15 @@
-// Spatial splits for the BVH builder (SBVH, Stich, Friedrich and Dietrich, "Spatial Splits
+// Spatial splits for the BVH builder (SBVH: Stich, Friedrich and Dietrich, "Spatial Splits
 // in Bounding Volume Hierarchies", HPG 2009). At each node the best binned object split
-// (bvh-kernel.mjs) competes with the best spatial split: planes through the node's box
-// that cut the triangles straddling them into two references, each bounded by the part of
-// the triangle on its side (the triangle clipped to the slab, not just its box cut in two).
-// Spatial splits are only tried where the object split's children overlap by more than
-// α = 1e-5 of the root's area, and only while the references stay under 1.3× the
-// triangles, as the paper does, so the tree stays small.
+// (bvh-kernel.mjs) competes with the best spatial split: planes through the node's box that
+// cut the triangles straddling them into two references, each bounded by the part of the
+// triangle on its side (the triangle clipped to the slab, not just its box cut in two),
+// and a straddler stays whole on one side when that is cheaper (the paper's reference
+// unsplitting). As in the paper, spatial splits are only tried where the object split's
+// children overlap by more than α = 1e-5 of the root's area, and references are capped at
+// 1.3× the triangles (beyond that, straddlers stay whole), so the tree stays small.
 //
-// Single-threaded: each node owns its reference list, so the parallel build's fixed ranges
-// do not apply. The result is the same binary tree form as the plain build's.
+// Single-threaded: each node owns its list of references, so the plain build's fixed
+// ranges do not apply. The result is the same binary form the plain build produces.
 import { type BuildArrays, findSplit, makeScratch, rangeBounds } from './bvh-kernel.mjs';
 import type { BinaryTree, SahConstants } from './bvh.ts';
 import type { Mesh } from './mesh.ts';
@@ -26,7 +27,7 @@ class References {
     this.bounds = new Float32Array(6 * capacity);
     this.prim = new Uint32Array(capacity);
   }
-  add(prim: number, box: ArrayLike<number>, o = 0): number {
+  add(prim: number, box: ArrayLike<number>): number {
     if (this.count === this.prim.length) {
       const b = new Float32Array(this.bounds.length * 2);
       b.set(this.bounds);
@@ -35,42 +36,9 @@ class References {
       p.set(this.prim);
       this.prim = p;
     }
-    for (let k = 0; k < 6; k++) this.bounds[6 * this.count + k] = box[o + k]!;
+    for (let k = 0; k < 6; k++) this.bounds[6 * this.count + k] = box[k]!;
     this.prim[this.count] = prim;
     return this.count++;
-  }
-}
-
-/** Box of triangle `prim` clipped to lo ≤ x[axis] ≤ hi, intersected with `clip` (6 floats at `o`); into out. */
-function clippedBox(mesh: Mesh, prim: number, axis: number, lo: number, hi: number, clip: ArrayLike<number>, o: number, out: Float64Array): void {
-  const p = mesh.positions, t = mesh.triangles;
-  out.fill(Infinity, 0, 3);
-  out.fill(-Infinity, 3, 6);
-  const grow = (x: number, y: number, z: number) => {
-    if (x < out[0]!) out[0] = x;
-    if (y < out[1]!) out[1] = y;
-    if (z < out[2]!) out[2] = z;
-    if (x > out[3]!) out[3] = x;
-    if (y > out[4]!) out[4] = y;
-    if (z > out[5]!) out[5] = z;
-  };
-  for (let e = 0; e < 3; e++) {
-    const a = 3 * t[3 * prim + e]!, b = 3 * t[3 * prim + ((e + 1) % 3)]!;
-    const av = p[a + axis]!, bv = p[b + axis]!;
-    if (av >= lo && av <= hi) grow(p[a]!, p[a + 1]!, p[a + 2]!);
-    // Where the edge crosses either plane.
-    for (const plane of [lo, hi]) {
-      if ((av < plane && bv > plane) || (av > plane && bv < plane)) {
-        const f = (plane - av) / (bv - av);
-        grow(p[a]! + f * (p[b]! - p[a]!), p[a + 1]! + f * (p[b + 1]! - p[a + 1]!), p[a + 2]! + f * (p[b + 2]! - p[a + 2]!));
-        out[axis] = Math.min(Math.max(out[axis]!, lo), hi); // the crossing is on the plane exactly
-      }
-    }
-  }
-  // Rounded outwards to float32, so the stored box never loses a sliver of the triangle.
-  for (let k = 0; k < 3; k++) {
-    out[k] = Math.max(floatBelow(Math.max(out[k]!, k === axis ? lo : -Infinity)), clip[o + k]!);
-    out[k + 3] = Math.min(floatAbove(Math.min(out[k + 3]!, k === axis ? hi : Infinity)), clip[o + k + 3]!);
   }
 }
 
@@ -91,9 +59,93 @@ function floatAbove(x: number): number {
   return -floatBelow(-x);
 }
 
+/**
+ * Box of triangle `prim` clipped to lo ≤ x[axis] ≤ hi and to the reference box
+ * clip[o, o + 6), into out; out[axis] > out[axis + 3] when nothing of the triangle is in
+ * the slab. With `outwards`, rounded outwards to float32, so a box that is stored loses no
+ * sliver of the triangle (binning, which only estimates costs, skips that).
+ */
+function clippedBox(mesh: Mesh, prim: number, axis: number, lo: number, hi: number, clip: Float32Array, o: number, out: Float64Array, outwards: boolean): void {
+  const p = mesh.positions, t = mesh.triangles;
+  let x0 = Infinity, y0 = Infinity, z0 = Infinity, x1 = -Infinity, y1 = -Infinity, z1 = -Infinity;
+  for (let e = 0; e < 3; e++) {
+    const a = 3 * t[3 * prim + e]!, b = 3 * t[3 * prim + (e === 2 ? 0 : e + 1)]!;
+    const ax = p[a]!, ay = p[a + 1]!, az = p[a + 2]!, bx = p[b]!, by = p[b + 1]!, bz = p[b + 2]!;
+    const av = axis === 0 ? ax : axis === 1 ? ay : az, bv = axis === 0 ? bx : axis === 1 ? by : bz;
+    for (let c = 0; c < 3; c++) {
+      // c = 0: the vertex a if inside; c = 1, 2: where the edge crosses lo, hi.
+      let x: number, y: number, z: number;
+      if (c === 0) {
+        if (!(av >= lo && av <= hi)) continue;
+        x = ax; y = ay; z = az;
+      } else {
+        const plane = c === 1 ? lo : hi;
+        if (!((av < plane && bv > plane) || (av > plane && bv < plane))) continue;
+        const f = (plane - av) / (bv - av);
+        x = ax + f * (bx - ax); y = ay + f * (by - ay); z = az + f * (bz - az);
+      }
+      if (x < x0) x0 = x;
+      if (y < y0) y0 = y;
+      if (z < z0) z0 = z;
+      if (x > x1) x1 = x;
+      if (y > y1) y1 = y;
+      if (z > z1) z1 = z;
+    }
+  }
+  out[0] = x0; out[1] = y0; out[2] = z0; out[3] = x1; out[4] = y1; out[5] = z1;
+  // A crossing lies on its plane exactly, whatever rounding made of it.
+  if (out[axis]! < lo) out[axis] = lo;
+  if (out[axis + 3]! > hi) out[axis + 3] = hi;
+  for (let k = 0; k < 3; k++) {
+    out[k] = Math.max(outwards ? floatBelow(out[k]!) : out[k]!, clip[o + k]!);
+    out[k + 3] = Math.min(outwards ? floatAbove(out[k + 3]!) : out[k + 3]!, clip[o + k + 3]!);
+  }
+}
+
 function halfArea(b: ArrayLike<number>, o = 0): number {
   const dx = b[o + 3]! - b[o]!, dy = b[o + 4]! - b[o + 1]!, dz = b[o + 5]! - b[o + 2]!;
   return dx >= 0 && dy >= 0 && dz >= 0 ? dx * dy + dy * dz + dz * dx : 0;
+}
+
+/** Half-area of the union of boxes a[ao, ao + 6) and b[bo, bo + 6). */
+function unionHalfArea(a: ArrayLike<number>, ao: number, b: ArrayLike<number>, bo: number): number {
+  const dx = Math.max(a[ao + 3]!, b[bo + 3]!) - Math.min(a[ao]!, b[bo]!);
+  const dy = Math.max(a[ao + 4]!, b[bo + 4]!) - Math.min(a[ao + 1]!, b[bo + 1]!);
+  const dz = Math.max(a[ao + 5]!, b[bo + 5]!) - Math.min(a[ao + 2]!, b[bo + 2]!);
+  return dx * dy + dy * dz + dz * dx;
+}
+
+function resetBox(b: Float64Array, o = 0): void {
+  b[o] = Infinity; b[o + 1] = Infinity; b[o + 2] = Infinity;
+  b[o + 3] = -Infinity; b[o + 4] = -Infinity; b[o + 5] = -Infinity;
+}
+
+function growBox(b: Float64Array, o: number, c: ArrayLike<number>, co: number): void {
+  if (c[co]! < b[o]!) b[o] = c[co]!;
+  if (c[co + 1]! < b[o + 1]!) b[o + 1] = c[co + 1]!;
+  if (c[co + 2]! < b[o + 2]!) b[o + 2] = c[co + 2]!;
+  if (c[co + 3]! > b[o + 3]!) b[o + 3] = c[co + 3]!;
+  if (c[co + 4]! > b[o + 4]!) b[o + 4] = c[co + 4]!;
+  if (c[co + 5]! > b[o + 5]!) b[o + 5] = c[co + 5]!;
+}
+
+/** Growable list of reference ids (one per child being filled). */
+class IdList {
+  data = new Uint32Array(64);
+  length = 0;
+  push(id: number): void {
+    if (this.length === this.data.length) {
+      const g = new Uint32Array(this.data.length * 2);
+      g.set(this.data);
+      this.data = g;
+    }
+    this.data[this.length++] = id;
+  }
+  take(): Uint32Array {
+    const r = this.data.slice(0, this.length);
+    this.length = 0;
+    return r;
+  }
 }
 
 interface Job {
@@ -104,10 +156,11 @@ interface Job {
 /** A binary SBVH over the mesh in the form bvh.ts collapses. */
 export function buildSpatialBinary(mesh: Mesh, maxLeafSize: number, sah: SahConstants): BinaryTree {
   const n = mesh.triangleCount;
-  const refs = new References(Math.ceil(n * MAX_DUPLICATION) + 16);
-  const box = new Float32Array(6);
+  const budget = Math.floor(n * MAX_DUPLICATION);
+  const refs = new References(budget + 1);
+  const box = new Float64Array(6);
+  const p = mesh.positions, tri = mesh.triangles;
   for (let t = 0; t < n; t++) {
-    const p = mesh.positions, tri = mesh.triangles;
     for (let k = 0; k < 3; k++) {
       const a = p[3 * tri[3 * t]! + k]!, b = p[3 * tri[3 * t + 1]! + k]!, c = p[3 * tri[3 * t + 2]! + k]!;
       box[k] = Math.min(a, b, c);
@@ -115,25 +168,26 @@ export function buildSpatialBinary(mesh: Mesh, maxLeafSize: number, sah: SahCons
     }
     refs.add(t, box);
   }
-  const budget = Math.floor(n * MAX_DUPLICATION);
-  // Nodes grow as needed: 2 per reference bounds them, references included.
+  // At most 2 nodes per reference.
   let cap = 2 * budget + 2;
   let nodeBounds = new Float32Array(6 * cap), nodeA = new Int32Array(cap), nodeB = new Int32Array(cap), nodeCount = new Int32Array(cap);
-  const order: number[] = [];
+  const order = new IdList();
   const scratch = makeScratch();
   const bounds = new Float64Array(12);
   const arraysFor = (ids: Uint32Array): BuildArrays => ({
     refBounds: refs.bounds, order: ids, nodeBounds, nodeA, nodeB, nodeCount, maxLeafSize, ...sah,
   });
-  const all = new Uint32Array(n);
-  for (let i = 0; i < n; i++) all[i] = i;
+  const all = Uint32Array.from({ length: n }, (_, i) => i);
   rangeBounds(arraysFor(all), 0, n, bounds, 0);
   const rootArea = halfArea(bounds);
   const stack: Job[] = [{ node: 0, refs: all }];
   let nodes = 1;
-  const clip = new Float64Array(6);
-  const binBounds = new Float64Array(6 * SPATIAL_BINS), enter = new Int32Array(SPATIAL_BINS), exit = new Int32Array(SPATIAL_BINS);
-  const rightArea = new Float64Array(SPATIAL_BINS);
+  const clip = new Float64Array(6), rightPart = new Float64Array(6);
+  const sides = new Float64Array(12);
+  const binBounds = new Float64Array(6 * SPATIAL_BINS), rightBoxes = new Float64Array(6 * SPATIAL_BINS);
+  const enter = new Int32Array(SPATIAL_BINS), exit = new Int32Array(SPATIAL_BINS), rightCost = new Float64Array(SPATIAL_BINS);
+  const spatialChildren = new Float64Array(12);
+  const left = new IdList(), right = new IdList();
   while (stack.length > 0) {
     const { node, refs: ids } = stack.pop()!;
     const k = ids.length;
@@ -141,131 +195,149 @@ export function buildSpatialBinary(mesh: Mesh, maxLeafSize: number, sah: SahCons
     rangeBounds(a, 0, k, bounds, 0);
     for (let q = 0; q < 6; q++) nodeBounds[6 * node + q] = bounds[q]!;
     const area = halfArea(bounds);
-    const makeLeaf = () => {
-      nodeA[node] = order.length;
-      nodeCount[node] = k;
-      for (const id of ids) order.push(id);
-    };
-    if (k === 1) {
-      makeLeaf();
-      continue;
+    const rb = refs.bounds;
+
+    // The object split, and how much its children overlap.
+    let objectCost = Infinity;
+    let objAxis = -1, objBin = 0, objLo = 0, objScale = 0;
+    if (k > 1) {
+      findSplit(a, 0, k, bounds, 0, scratch);
+      objAxis = scratch.split[0]!;
+      objBin = scratch.split[1]!;
+      objLo = scratch.split[3]!;
+      objScale = scratch.split[4]!;
+      if (objAxis >= 0) objectCost = scratch.split[2]!;
     }
-    // Object split, and the overlap of its children.
-    findSplit(a, 0, k, bounds, 0, scratch);
-    let objectCost = scratch.split[0]! >= 0 ? scratch.split[2]! : Infinity;
-    const objAxis = scratch.split[0]!, objBin = scratch.split[1]!, objLo = scratch.split[3]!, objScale = scratch.split[4]!;
-    const goesLeft = (id: number) => (((refs.bounds[6 * id + objAxis]! + refs.bounds[6 * id + objAxis + 3]! - objLo) * objScale) | 0) < objBin;
+    const goesLeft = (id: number) => (((rb[6 * id + objAxis]! + rb[6 * id + objAxis + 3]! - objLo) * objScale) | 0) < objBin;
     let overlap = 0;
     if (objAxis >= 0) {
-      const l = [Infinity, Infinity, Infinity, -Infinity, -Infinity, -Infinity], r = [...l];
-      for (const id of ids) {
-        const side = goesLeft(id) ? l : r;
-        for (let q = 0; q < 3; q++) {
-          side[q] = Math.min(side[q]!, refs.bounds[6 * id + q]!);
-          side[q + 3] = Math.max(side[q + 3]!, refs.bounds[6 * id + q + 3]!);
-        }
+      resetBox(sides, 0);
+      resetBox(sides, 6);
+      for (let i = 0; i < k; i++) growBox(sides, goesLeft(ids[i]!) ? 0 : 6, rb, 6 * ids[i]!);
+      for (let q = 0; q < 3; q++) {
+        clip[q] = Math.max(sides[q]!, sides[6 + q]!);
+        clip[q + 3] = Math.min(sides[q + 3]!, sides[6 + q + 3]!);
       }
-      const o = [0, 1, 2].map((q) => Math.max(l[q]!, r[q]!)).concat([0, 1, 2].map((q) => Math.min(l[q + 3]!, r[q + 3]!)));
-      overlap = halfArea(o);
+      overlap = halfArea(clip);
     }
-    // Spatial split: bins over the node's box on each axis, references entering/leaving.
-    let spatialCost = Infinity, spAxis = -1, spPlane = 0;
-    if ((objAxis < 0 || overlap > ALPHA * rootArea) && refs.count < budget) {
+
+    // The best spatial split: bins over the node's box on each axis, references entering and leaving them.
+    let spatialCost = Infinity, spAxis = -1, spBin = 0, spLo = 0, spWidth = 0;
+    if (k > 1 && (objAxis < 0 || overlap > ALPHA * rootArea)) {
       for (let axis = 0; axis < 3; axis++) {
         const lo = bounds[axis]!, extent = bounds[axis + 3]! - lo;
         if (!(extent > 0)) continue;
         const width = extent / SPATIAL_BINS;
-        binBounds.fill(Infinity);
-        for (let b = 0; b < SPATIAL_BINS; b++) binBounds.fill(-Infinity, 6 * b + 3, 6 * b + 6);
+        for (let b = 0; b < SPATIAL_BINS; b++) resetBox(binBounds, 6 * b);
         enter.fill(0);
         exit.fill(0);
-        for (const id of ids) {
-          const rb = refs.bounds;
-          const first = Math.min(SPATIAL_BINS - 1, Math.max(0, Math.floor((rb[6 * id + axis]! - lo) / width)));
-          const last = Math.min(SPATIAL_BINS - 1, Math.max(first, Math.floor((rb[6 * id + axis + 3]! - lo) / width)));
+        for (let i = 0; i < k; i++) {
+          const id = ids[i]!, o = 6 * id;
+          const first = Math.min(SPATIAL_BINS - 1, Math.max(0, Math.floor((rb[o + axis]! - lo) / width)));
+          const last = Math.min(SPATIAL_BINS - 1, Math.max(first, Math.floor((rb[o + axis + 3]! - lo) / width)));
           enter[first]!++;
           exit[last]!++;
+          if (first === last) {
+            growBox(binBounds, 6 * first, rb, o);
+            continue;
+          }
           for (let b = first; b <= last; b++) {
-            if (first === last) for (let q = 0; q < 6; q++) clip[q] = rb[6 * id + q]!;
-            else clippedBox(mesh, refs.prim[id]!, axis, lo + b * width, b === SPATIAL_BINS - 1 ? bounds[axis + 3]! : lo + (b + 1) * width, rb, 6 * id, clip);
-            if (!(clip[axis]! <= clip[axis + 3]!)) continue;
-            for (let q = 0; q < 3; q++) {
-              binBounds[6 * b + q] = Math.min(binBounds[6 * b + q]!, clip[q]!);
-              binBounds[6 * b + q + 3] = Math.max(binBounds[6 * b + q + 3]!, clip[q + 3]!);
-            }
+            clippedBox(mesh, refs.prim[id]!, axis, lo + b * width, b === SPATIAL_BINS - 1 ? bounds[axis + 3]! : lo + (b + 1) * width, rb, o, clip, false);
+            if (clip[axis]! <= clip[axis + 3]!) growBox(binBounds, 6 * b, clip, 0);
           }
         }
-        const acc = [Infinity, Infinity, Infinity, -Infinity, -Infinity, -Infinity];
+        resetBox(box);
         let count = 0;
         for (let b = SPATIAL_BINS - 1; b > 0; b--) {
           count += exit[b]!;
-          for (let q = 0; q < 3; q++) {
-            acc[q] = Math.min(acc[q]!, binBounds[6 * b + q]!);
-            acc[q + 3] = Math.max(acc[q + 3]!, binBounds[6 * b + q + 3]!);
-          }
-          rightArea[b] = count === 0 ? 0 : halfArea(acc) * count;
+          growBox(box, 0, binBounds, 6 * b);
+          rightBoxes.set(box, 6 * b);
+          rightCost[b] = count === 0 ? -1 : halfArea(box) * count;
         }
-        acc.splice(0, 6, Infinity, Infinity, Infinity, -Infinity, -Infinity, -Infinity);
+        resetBox(box);
         count = 0;
         for (let b = 1; b < SPATIAL_BINS; b++) {
           count += enter[b - 1]!;
-          for (let q = 0; q < 3; q++) {
-            acc[q] = Math.min(acc[q]!, binBounds[6 * (b - 1) + q]!);
-            acc[q + 3] = Math.max(acc[q + 3]!, binBounds[6 * (b - 1) + q + 3]!);
-          }
-          if (count === 0 || rightArea[b] === 0) continue;
-          const cost = halfArea(acc) * count + rightArea[b]!;
+          growBox(box, 0, binBounds, 6 * (b - 1));
+          if (count === 0 || rightCost[b]! < 0) continue;
+          const cost = halfArea(box) * count + rightCost[b]!;
           if (cost < spatialCost) {
             spatialCost = cost;
             spAxis = axis;
-            spPlane = lo + b * width;
+            spBin = b;
+            spLo = lo;
+            spWidth = width;
+            spatialChildren.set(box, 0);
+            spatialChildren.set(rightBoxes.subarray(6 * b, 6 * b + 6), 6);
           }
         }
       }
     }
+
+    // Leaf, or which split.
     const best = Math.min(objectCost, spatialCost);
-    if (!Number.isFinite(best)) {
-      // Every reference has the same centroid and no plane cuts them apart: halve by position.
-      if (k <= maxLeafSize) {
-        makeLeaf();
-        continue;
-      }
-      objectCost = 0;
-    } else if (k <= maxLeafSize && !(area > 0 && sah.traversalCost + (sah.intersectionCost * best) / area < sah.intersectionCost * k)) {
-      makeLeaf();
+    const leafBetter = k <= maxLeafSize && (k === 1 || !Number.isFinite(best) || !(area > 0 && sah.traversalCost + (sah.intersectionCost * best) / area < sah.intersectionCost * k));
+    if (leafBetter) {
+      nodeA[node] = order.length;
+      nodeCount[node] = k;
+      for (let i = 0; i < k; i++) order.push(ids[i]!);
       continue;
     }
-    const left: number[] = [], right: number[] = [];
     if (!Number.isFinite(best)) {
+      // Every reference has the same centroid and no plane cuts them apart: halve by position.
       for (let i = 0; i < k; i++) (i < k >> 1 ? left : right).push(ids[i]!);
     } else if (objectCost <= spatialCost) {
-      for (const id of ids) (goesLeft(id) ? left : right).push(id);
+      for (let i = 0; i < k; i++) (goesLeft(ids[i]!) ? left : right).push(ids[i]!);
     } else {
-      for (const id of ids) {
-        const rb = refs.bounds;
-        const lo = rb[6 * id + spAxis]!, hi = rb[6 * id + spAxis + 3]!;
-        if (hi <= spPlane) left.push(id);
-        else if (lo >= spPlane) right.push(id);
-        else {
-          // Straddles the plane: this reference keeps the left part, a new one takes the right.
-          clippedBox(mesh, refs.prim[id]!, spAxis, spPlane, Infinity, rb, 6 * id, clip);
-          const keepRight = clip[spAxis]! <= clip[spAxis + 3]!;
-          const rightBox = Float64Array.from(clip);
-          clippedBox(mesh, refs.prim[id]!, spAxis, -Infinity, spPlane, refs.bounds, 6 * id, clip);
-          const keepLeft = clip[spAxis]! <= clip[spAxis + 3]!;
-          if (keepLeft) {
-            for (let q = 0; q < 6; q++) refs.bounds[6 * id + q] = clip[q]!;
+      const plane = spLo + spBin * spWidth;
+      // The bins' counts are the last axis tried: count the chosen axis's sides afresh.
+      let nl = 0, nr = 0;
+      const binOf = (x: number) => Math.min(SPATIAL_BINS - 1, Math.max(0, Math.floor((x - spLo) / spWidth)));
+      for (let i = 0; i < k; i++) {
+        const o = 6 * ids[i]!;
+        const first = binOf(rb[o + spAxis]!), last = Math.max(first, binOf(rb[o + spAxis + 3]!));
+        if (first < spBin) nl++;
+        if (last >= spBin) nr++;
+      }
+      const aL = halfArea(spatialChildren, 0), aR = halfArea(spatialChildren, 6);
+      for (let i = 0; i < k; i++) {
+        const id = ids[i]!, o = 6 * id;
+        const first = binOf(rb[o + spAxis]!), last = Math.max(first, binOf(rb[o + spAxis + 3]!));
+        if (last < spBin) {
+          left.push(id);
+          continue;
+        }
+        if (first >= spBin) {
+          right.push(id);
+          continue;
+        }
+        // A straddler: split it, or keep it whole on the cheaper side (unsplitting).
+        const splitCost = aL * nl + aR * nr;
+        const toLeft = unionHalfArea(spatialChildren, 0, rb, o) * nl + aR * (nr - 1);
+        const toRight = aL * (nl - 1) + unionHalfArea(spatialChildren, 6, rb, o) * nr;
+        if (refs.count < budget && splitCost <= toLeft && splitCost <= toRight) {
+          clippedBox(mesh, refs.prim[id]!, spAxis, plane, Infinity, rb, o, rightPart, true);
+          clippedBox(mesh, refs.prim[id]!, spAxis, -Infinity, plane, rb, o, clip, true);
+          const keepLeft = clip[spAxis]! <= clip[spAxis + 3]!, keepRight = rightPart[spAxis]! <= rightPart[spAxis + 3]!;
+          if (keepLeft && keepRight) {
+            for (let q = 0; q < 6; q++) refs.bounds[o + q] = clip[q]!;
             left.push(id);
-            if (keepRight) right.push(refs.add(refs.prim[id]!, rightBox));
-          } else right.push(id);
+            right.push(refs.add(refs.prim[id]!, rightPart));
+            continue;
+          }
+          (keepLeft ? left : right).push(id);
+        } else if (toLeft <= toRight) {
+          left.push(id);
+          nr--;
+        } else {
+          right.push(id);
+          nl--;
         }
       }
     }
     if (left.length === 0 || right.length === 0) {
-      // Float rounding put every reference on one side: halve by position instead.
-      const both = left.concat(right);
-      left.length = 0;
-      right.length = 0;
+      // Rounding put every reference on one side: halve by position instead.
+      const both = left.length > 0 ? left.take() : right.take();
       for (let i = 0; i < both.length; i++) (i < both.length >> 1 ? left : right).push(both[i]!);
     }
     if (nodes + 2 > cap) {
@@ -284,10 +356,10 @@ export function buildSpatialBinary(mesh: Mesh, maxLeafSize: number, sah: SahCons
     nodeA[node] = l;
     nodeB[node] = r;
     nodeCount[node] = 0;
-    stack.push({ node: r, refs: Uint32Array.from(right) }, { node: l, refs: Uint32Array.from(left) });
+    stack.push({ node: r, refs: right.take() }, { node: l, refs: left.take() });
   }
   const arrays: BuildArrays = {
-    refBounds: refs.bounds, order: Uint32Array.from(order), nodeBounds, nodeA, nodeB, nodeCount, maxLeafSize, ...sah,
+    refBounds: refs.bounds, order: order.take(), nodeBounds, nodeA, nodeB, nodeCount, maxLeafSize, ...sah,
   };
   return { arrays, root: 0, refPrim: refs.prim.slice(0, refs.count) };
 }
