@@ -38,44 +38,73 @@ export function leafWidthFor(arity: 2 | 4 | 8): 4 | 8 {
   return arity === 8 ? 8 : 4;
 }
 
+/** A typed array that grows by doubling (flatten does not know the sizes before it walks the tree). */
+class Grow<A extends Float32Array | Int32Array> {
+  length = 0;
+  constructor(public data: A) {}
+  /** Reserves `n` more zeroed elements and returns the offset of the first. */
+  reserve(n: number): number {
+    while (this.length + n > this.data.length) {
+      const bigger = new (this.data.constructor as new (n: number) => A)(Math.max(64, 2 * this.data.length));
+      bigger.set(this.data);
+      this.data = bigger;
+    }
+    this.length += n;
+    return this.length - n;
+  }
+  done(): A {
+    return this.data.slice(0, this.length) as A;
+  }
+}
+
 /** The kernels' layout of `bvh` over `mesh` (the BVH's leaves name the mesh's triangles). */
 export function flatten(bvh: Bvh, mesh: Mesh): FlatScene {
   const arity = bvh.arity;
   const width = leafWidthFor(arity);
-  const nodes: number[] = [];
-  const children: number[] = [];
-  const tris: number[] = [];
-  const ids: number[] = [];
-  let blocks = 0;
+  const nodes = new Grow(new Float32Array(0));
+  const children = new Grow(new Int32Array(0));
+  const tris = new Grow(new Float32Array(0));
+  const ids = new Grow(new Int32Array(0));
   let maxDepth = 0;
 
   const p = mesh.positions;
   const t = mesh.triangles;
+  /** One block of `width` triangles from prims[from…], padded with zeros and id −1. */
   const pushBlock = (prims: ArrayLike<number>, from: number): void => {
-    const row = new Array<number>(12 * width).fill(0);
+    const row = tris.reserve(12 * width);
+    const id = ids.reserve(width);
+    const out = tris.data;
     for (let k = 0; k < width; k++) {
       const i = from + k;
       if (i >= prims.length) {
-        ids.push(-1);
+        ids.data[id + k] = -1;
         continue;
       }
       const prim = prims[i]!;
       if (!(prim >= 0 && prim < mesh.triangleCount)) throw new Error(`flatten: leaf names triangle ${prim} of ${mesh.triangleCount}`);
-      ids.push(prim);
+      ids.data[id + k] = prim;
       const a = t[3 * prim]! * 3, b = t[3 * prim + 1]! * 3, c = t[3 * prim + 2]! * 3;
-      const v0 = [p[a]!, p[a + 1]!, p[a + 2]!];
-      const e1 = [0, 1, 2].map((j) => p[a + j]! - p[b + j]!);
-      const e2 = [0, 1, 2].map((j) => p[c + j]! - p[a + j]!);
-      const ng = [e2[1]! * e1[2]! - e2[2]! * e1[1]!, e2[2]! * e1[0]! - e2[0]! * e1[2]!, e2[0]! * e1[1]! - e2[1]! * e1[0]!];
-      [...v0, ...e1, ...e2, ...ng].forEach((x, r) => (row[r * width + k] = x));
+      const e1x = p[a]! - p[b]!, e1y = p[a + 1]! - p[b + 1]!, e1z = p[a + 2]! - p[b + 2]!;
+      const e2x = p[c]! - p[a]!, e2y = p[c + 1]! - p[a + 1]!, e2z = p[c + 2]! - p[a + 2]!;
+      const o = row + k;
+      out[o] = p[a]!;
+      out[o + width] = p[a + 1]!;
+      out[o + 2 * width] = p[a + 2]!;
+      out[o + 3 * width] = e1x;
+      out[o + 4 * width] = e1y;
+      out[o + 5 * width] = e1z;
+      out[o + 6 * width] = e2x;
+      out[o + 7 * width] = e2y;
+      out[o + 8 * width] = e2z;
+      out[o + 9 * width] = e2y * e1z - e2z * e1y;
+      out[o + 10 * width] = e2z * e1x - e2x * e1z;
+      out[o + 11 * width] = e2x * e1y - e2y * e1x;
     }
-    tris.push(...row);
-    blocks++;
   };
 
   /** A leaf reference for `prims` (at most MAX_LEAF_BLOCKS blocks). */
   const leafRef = (prims: ArrayLike<number>): number => {
-    const first = blocks;
+    const first = ids.length / width;
     const count = Math.max(1, Math.ceil(prims.length / width));
     for (let k = 0; k < count; k++) pushBlock(prims, k * width);
     return ~((first << 4) | (count - 1));
@@ -97,19 +126,21 @@ export function flatten(bvh: Bvh, mesh: Mesh): FlatScene {
 
   /** Allocates an inner node with these (box, reference maker) children and returns its index. */
   const innerNode = (kids: { box: Float32Array; ref: () => number }[], depth: number): number => {
-    const index = children.length / arity;
     maxDepth = Math.max(maxDepth, depth);
-    const base = nodes.length;
-    for (let k = 0; k < 6 * arity; k++) nodes.push(0);
-    for (let k = 0; k < arity; k++) children.push(0);
+    const base = nodes.reserve(6 * arity);
+    const index = children.reserve(arity) / arity;
     for (let k = 0; k < arity; k++) {
       const box = kids[k]?.box;
       for (let axis = 0; axis < 3; axis++) {
-        nodes[base + 2 * axis * arity + k] = box ? box[axis]! : Infinity;
-        nodes[base + (2 * axis + 1) * arity + k] = box ? box[3 + axis]! : -Infinity;
+        nodes.data[base + 2 * axis * arity + k] = box ? box[axis]! : Infinity;
+        nodes.data[base + (2 * axis + 1) * arity + k] = box ? box[3 + axis]! : -Infinity;
       }
     }
-    kids.forEach((kid, k) => (children[index * arity + k] = kid.ref()));
+    // The children's own nodes come after this one (depth first), so their references are filled in afterwards.
+    kids.forEach((kid, k) => {
+      const ref = kid.ref();
+      children.data[index * arity + k] = ref;
+    });
     return index;
   };
 
@@ -143,10 +174,10 @@ export function flatten(bvh: Bvh, mesh: Mesh): FlatScene {
   return {
     arity,
     leafWidth: width,
-    nodes: Float32Array.from(nodes),
-    children: Int32Array.from(children),
-    tris: Float32Array.from(tris),
-    ids: Int32Array.from(ids),
+    nodes: nodes.done(),
+    children: children.done(),
+    tris: tris.done(),
+    ids: ids.done(),
     root,
     triangleCount: mesh.triangleCount,
   };
