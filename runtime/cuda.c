@@ -21,6 +21,7 @@
 typedef int CUresult;
 typedef int CUdevice;
 typedef int CUjit_option;
+typedef int CUdevice_attribute;
 typedef unsigned long long CUdeviceptr;
 typedef struct CUctx_st* CUcontext;
 typedef struct CUmod_st* CUmodule;
@@ -42,7 +43,7 @@ typedef struct CUstream_st* CUstream;
     X(cuDeviceGetCount, cuDeviceGetCount, (int*))                                                                  \
     X(cuDeviceGet, cuDeviceGet, (CUdevice*, int))                                                                  \
     X(cuDeviceGetName, cuDeviceGetName, (char*, int, CUdevice))                                                    \
-    X(cuDeviceGetAttribute, cuDeviceGetAttribute, (int*, int, CUdevice))                                           \
+    X(cuDeviceGetAttribute, cuDeviceGetAttribute, (int*, CUdevice_attribute, CUdevice))                            \
     X(cuDevicePrimaryCtxRetain, cuDevicePrimaryCtxRetain, (CUcontext*, CUdevice))                                  \
     X(cuCtxSetCurrent, cuCtxSetCurrent, (CUcontext))                                                               \
     X(cuCtxSynchronize, cuCtxSynchronize, (void))                                                                  \
