@@ -3,22 +3,21 @@
 // set of pairs, shared by bench/align/run.ts and `align --compare`.
 //
 // The C++ drivers next to this file are built against the Debian packages (never installed
-// from here: a missing one is an error naming the apt-get command) and cached under
-// .cache/bench/align/<driver>-<hash of sources, compiler, CPU>. Each driver reads the
+// from here: a missing one is an error naming the apt-get command; run.ts installs them as
+// root) and cached by bench/shared/native.ts under .cache/bench/align-<driver>-<hash of
+// sources, compiler, CPU>. Each driver reads the
 // matrix, the sequences as letters one per line and the pairs, times the alignment of all
 // pairs (after a warm-up run) and prints the scores and times as one JSON line.
-import { spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Settings } from '../../libs/anyseq/format.ts';
+import { median } from '../../libs/image/bench.ts';
 import { decode, formatMatrix, isNucleotideAlphabet, simpleScores, type Substitution } from '../../libs/anyseq/scoring.ts';
+import { byFile, cacheDir, type DebianPackage, exec, GXX, gxx, missingPackages as missing, notInstalled } from '../shared/native.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const root = path.resolve(here, '..', '..');
 
 /** What `align --compare` accepts. */
 export const ALIGN_REFERENCES = ['parasail', 'seqan', 'emboss'] as const;
@@ -34,105 +33,48 @@ export const REFERENCE_TITLES: Record<Driver, string> = {
   emboss: 'EMBOSS 6.6 needle/water',
 };
 
-// ------------------------------------------------------------ processes
-
-interface Exec {
-  ok: boolean;
-  stdout: string;
-  stderr: string;
-}
-
-function exec(cmd: string, args: readonly string[], cwd?: string): Promise<Exec> {
-  return new Promise((resolve) => {
-    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'], cwd });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
-    child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
-    child.on('error', (e) => resolve({ ok: false, stdout, stderr: `${stderr}${e.message}` }));
-    child.on('close', (code) => resolve({ ok: code === 0, stdout, stderr }));
-  });
-}
-
-// ------------------------------------------------------------ packages
-
-const exists = (file: string) => async () => existsSync(file);
-const works = (cmd: string, args: string[]) => async () => (await exec(cmd, args)).ok;
-
-const PACKAGES: Record<Driver, { apt: string; present: () => Promise<boolean> }[]> = {
-  parasail: [
-    { apt: 'g++', present: works('g++', ['--version']) },
-    { apt: 'libparasail-dev', present: exists('/usr/include/parasail.h') },
-  ],
-  seqan: [
-    { apt: 'g++-12', present: works('g++-12', ['--version']) },
-    { apt: 'libseqan3-dev', present: exists('/usr/include/seqan3/version.hpp') },
-  ],
-  seqan2: [
-    { apt: 'g++-12', present: works('g++-12', ['--version']) },
-    { apt: 'libseqan2-dev', present: exists('/usr/include/seqan/align.h') },
-    { apt: 'libtbb-dev', present: exists('/usr/include/tbb/tbb.h') },
-  ],
-  ssw: [
-    { apt: 'g++', present: works('g++', ['--version']) },
-    { apt: 'libssw-dev', present: exists('/usr/include/ssw.h') },
-  ],
-  emboss: [{ apt: 'emboss', present: works('needle', ['-version']) }],
+/** The Debian packages of each driver (g++ is GCC 12 on Debian 12, the newest SeqAn 3.2 accepts). */
+export const PACKAGES: Record<Driver, DebianPackage[]> = {
+  parasail: [GXX, byFile('libparasail-dev', '/usr/include/parasail.h')],
+  seqan: [GXX, byFile('libseqan3-dev', '/usr/include/seqan3/version.hpp')],
+  seqan2: [GXX, byFile('libseqan2-dev', '/usr/include/seqan/align.h'), byFile('libtbb-dev', '/usr/include/tbb/tbb.h')],
+  ssw: [GXX, byFile('libssw-dev', '/usr/include/ssw.h')],
+  emboss: [{ apt: 'emboss', present: async () => (await exec('needle', ['-version'])).ok }],
 };
 
 /** The Debian packages `driver` needs that are not installed. */
-export async function missingPackages(driver: Driver): Promise<string[]> {
-  const missing: string[] = [];
-  for (const p of PACKAGES[driver]) if (!(await p.present())) missing.push(p.apt);
-  return missing;
-}
-
-function notInstalled(driver: Driver, packages: string[]): Error {
-  const sudo = process.getuid?.() === 0 ? '' : 'sudo ';
-  const list = packages.join(' ');
-  return new Error(`${REFERENCE_TITLES[driver]} needs the Debian package${packages.length > 1 ? 's' : ''} ${list}, not installed here; install with: ${sudo}apt-get install -y ${list}`);
+export function missingPackages(driver: Driver): Promise<string[]> {
+  return missing(PACKAGES[driver]);
 }
 
 // ------------------------------------------------------------ building
 
 const SEQAN3_INCLUDES = ['-I/usr/include/seqan3/submodules/sdsl-lite/include', '-I/usr/include/seqan3/submodules/cereal/include'];
 
-/** How each compiled driver is built: compiler, sources, flags (the CPU's own ISA, as the libraries' benchmarks do). */
-const BUILDS: Partial<Record<Driver, { cxx: string; source: string; flags: string[] }>> = {
-  parasail: { cxx: 'g++', source: 'parasail_driver.cpp', flags: ['-O3', '-std=c++17', '-fopenmp', '-lparasail'] },
-  seqan: { cxx: 'g++-12', source: 'seqan3_driver.cpp', flags: ['-O3', '-std=c++20', '-march=native', ...SEQAN3_INCLUDES, '-pthread'] },
-  seqan2: { cxx: 'g++-12', source: 'seqan2_driver.cpp', flags: ['-O3', '-std=c++17', '-march=native', '-DSEQAN_ENABLE_PARALLELISM=1', '-pthread', '-ltbb'] },
-  ssw: { cxx: 'g++', source: 'ssw_driver.cpp', flags: ['-O3', '-std=c++17', '-fopenmp', '-lssw'] },
+/** How each compiled driver is built: source and flags (the CPU's own ISA where the library is header-only, as its benchmarks do). */
+const BUILDS: Partial<Record<Driver, { source: string; flags: string[] }>> = {
+  parasail: { source: 'parasail_driver.cpp', flags: ['-O3', '-std=c++17', '-fopenmp', '-lparasail'] },
+  seqan: { source: 'seqan3_driver.cpp', flags: ['-O3', '-std=c++20', '-march=native', ...SEQAN3_INCLUDES, '-pthread'] },
+  seqan2: { source: 'seqan2_driver.cpp', flags: ['-O3', '-std=c++17', '-march=native', '-DSEQAN_ENABLE_PARALLELISM=1', '-pthread', '-ltbb'] },
+  ssw: { source: 'ssw_driver.cpp', flags: ['-O3', '-std=c++17', '-fopenmp', '-lssw'] },
 };
 
 const building = new Map<Driver, Promise<string>>();
 
-/** The driver's executable, built once and cached; `onStep` hears about a build (SeqAn 3 takes minutes). */
+/** The driver's executable, built once and cached; `onStep` hears about a build (SeqAn 3's takes minutes). */
 export function buildDriver(driver: Driver, onStep?: (step: string) => void): Promise<string> {
   let p = building.get(driver);
   if (!p) {
     p = (async () => {
-      const missing = await missingPackages(driver);
-      if (missing.length) throw notInstalled(driver, missing);
+      const absent = await missingPackages(driver);
+      if (absent.length) throw notInstalled(REFERENCE_TITLES[driver], absent);
       const build = BUILDS[driver];
       if (!build) throw new Error(`${REFERENCE_TITLES[driver]} is a command, not built`);
-      const hash = createHash('sha256');
-      for (const f of ['driver_common.h', build.source]) hash.update(`${f}\0${readFileSync(path.join(here, f))}\0`);
-      hash.update((await exec(build.cxx, ['--version'])).stdout);
-      hash.update(`${build.flags.join(' ')}\0${os.cpus()[0]?.model ?? ''}`);
-      const dir = path.join(root, '.cache', 'bench', 'align', `${driver}-${hash.digest('hex').slice(0, 16)}`);
-      mkdirSync(dir, { recursive: true });
-      const exe = path.join(dir, path.basename(build.source, '.cpp'));
-      if (existsSync(exe)) return exe;
-      onStep?.(`building the ${REFERENCE_TITLES[driver]} driver (cached afterwards)`);
-      const tmp = `${exe}.${process.pid}.tmp`;
-      const r = await exec(build.cxx, [path.join(here, build.source), `-I${here}`, '-o', tmp, ...build.flags]);
-      if (!r.ok) {
-        await writeFile(`${exe}.log`, r.stdout + r.stderr);
-        throw new Error(`building the ${REFERENCE_TITLES[driver]} driver failed; the compiler's output is in ${path.relative(process.cwd(), `${exe}.log`)}`);
-      }
-      await rename(tmp, exe);
-      return exe;
+      const sources = [path.join(here, 'driver_common.h'), path.join(here, build.source)];
+      const dir = await cacheDir(`align-${driver}`, sources, build.flags.join(' '));
+      const exe = path.basename(build.source, '.cpp');
+      if (driver === 'seqan') onStep?.(`building the ${REFERENCE_TITLES[driver]} driver (minutes; cached afterwards)`);
+      return gxx(dir, exe, [sources[1]!, `-I${here}`, ...build.flags]);
     })();
     p.catch(() => building.delete(driver));
     building.set(driver, p);
@@ -191,8 +133,6 @@ async function runDriver(exe: string, args: string[]): Promise<ReferenceResult> 
   const out = JSON.parse(json) as { about: string; ms: number[]; scores: number[] };
   return { about: out.about, times: out.ms, scores: out.scores };
 }
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[xs.length >> 1]!;
 
 /** Gap open and extend in Parasail's convention (a linear gap opens and extends at the same cost). */
 function openExtend(settings: Settings): [number, number] {
@@ -270,8 +210,8 @@ async function runSsw(settings: Settings, seqs: Sequences, pairs: readonly (read
  * as whole runs of the command.
  */
 async function runEmboss(settings: Settings, seqs: Sequences, pairs: readonly (readonly [number, number])[], o: RunOptions): Promise<ReferenceResult> {
-  const missing = await missingPackages('emboss');
-  if (missing.length) throw notInstalled('emboss', missing);
+  const absent = await missingPackages('emboss');
+  if (absent.length) throw notInstalled(REFERENCE_TITLES.emboss, absent);
   const [open, extend] = openExtend(settings);
   const sub = settings.sub;
   const dir = await mkdtemp(path.join(os.tmpdir(), 'align-emboss-'));
@@ -285,10 +225,11 @@ async function runEmboss(settings: Settings, seqs: Sequences, pairs: readonly (r
     for (let run = 0; run < Math.max(1, o.runs); run++) {
       const t0 = process.hrtime.bigint();
       for (const [k, [i, j]] of pairs.entries()) {
-        await writeFile(path.join(dir, 'a.fa'), `>a\n${decode(seqs.queries[i]!, sub)}\n`);
-        await writeFile(path.join(dir, 'b.fa'), `>b\n${decode(seqs.targets[j]!, sub)}\n`);
-        const args = ['-asequence', 'a.fa', '-bsequence', 'b.fa', '-datafile', 'MATRIX', '-gapopen', String(open), '-gapextend', String(extend), ...endGaps, '-aformat', 'score', '-outfile', 'stdout', '-auto'];
-        const r = await exec(program, args, dir);
+        const [fa, fb] = [path.join(dir, 'a.fa'), path.join(dir, 'b.fa')];
+        await writeFile(fa, `>a\n${decode(seqs.queries[i]!, sub)}\n`);
+        await writeFile(fb, `>b\n${decode(seqs.targets[j]!, sub)}\n`);
+        const args = ['-asequence', fa, '-bsequence', fb, '-datafile', path.join(dir, 'MATRIX'), '-gapopen', String(open), '-gapextend', String(extend), ...endGaps, '-aformat', 'score', '-outfile', 'stdout', '-auto'];
+        const r = await exec(program, args);
         const m = r.stdout.match(/\(([-\d.]+)\)\s*$/m);
         if (!r.ok || !m) throw new Error(`${program} failed: ${(r.stderr || r.stdout).trim().split('\n').slice(-1)[0] ?? ''}`);
         if (run === 0) scores[k] = Number(m[1]);

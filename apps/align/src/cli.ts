@@ -25,7 +25,8 @@ import {
 } from '../../../libs/anyseq/scoring.ts';
 import type { AlignResult, ScoreResult } from '../../../libs/anyseq/reference.ts';
 import { during, integerFrom, progress, runCommand } from '../../shared/cli.ts';
-import { type Engine, makeEngine } from './engine.ts';
+import { type Engine, makeEngine, type ScheduleChoice } from './engine.ts';
+import { SCHEDULES } from '../../../libs/anyseq/kernels.ts';
 
 interface Options {
   pairwise?: boolean;
@@ -45,6 +46,7 @@ interface Options {
   output?: string;
   bench?: number;
   compare?: AlignReference;
+  schedule: ScheduleChoice;
 }
 
 /** The most --bench runs. */
@@ -76,6 +78,11 @@ export function buildCommand(): Command {
     .option('--matrix <name|file>', `a substitution matrix: ${MATRIX_NAMES.join(', ')}, or a file in NCBI's text format (default for proteins: ${prot.matrix})`)
     .addOption(new Option('--alphabet <kind>', 'what the sequences are (default: detected; nucleotides when every letter is a nucleotide code and 90% are ACGTUN)').choices(ALPHABETS))
     .option('--score-only', 'compute the scores and end positions only (linear memory, fastest), no alignment')
+    .addOption(
+      new Option('--schedule <name>', 'auto: inter for many short pairs with --score-only, wavefront for long pairs on several threads, simd otherwise; scalar: one cell at a time; simd: anti-diagonal SIMD stripes; wavefront: tiles over threads; inter: one pair per SIMD lane (score only)')
+        .choices(['auto', ...SCHEDULES])
+        .default('auto'),
+    )
     .option('--threads <n>', 'threads for the kernels (default: every core)', integerFrom(1, 1024), os.availableParallelism())
     .addOption(new Option('--format <format>', `pretty: EMBOSS-like text; tsv: one line per pair (${tsvColumns(false).join(', ')}; with --score-only ${tsvColumns(true).slice(5).join(', ')}); sam: SAM with CIGAR and AS:i:; json`).choices(OUTPUT_FORMATS).default('pretty'))
     .option('-o, --output <file>', 'write the output here (replaced only once complete) instead of standard output')
@@ -146,16 +153,12 @@ function pairing(a: readonly SequenceRecord[], b: readonly SequenceRecord[], pai
   return pairs;
 }
 
-/** Aligns every pair with `engine`; a progress bar over the cells when the work is long. */
-function alignAll(engine: Engine, pairs: readonly [number, number][], qs: Uint8Array[], ts: Uint8Array[], scoreOnly: boolean, label?: string): (ScoreResult | AlignResult)[] {
-  const cells = pairs.reduce((sum, [i, j]) => sum + qs[i]!.length * ts[j]!.length, 0);
+/** Aligns every pair with `engine`; a progress bar over the pairs when the work is long. */
+function alignAll(engine: Engine, pairs: readonly (readonly [Uint8Array, Uint8Array])[], label?: string): (ScoreResult | AlignResult)[] {
+  const cells = pairs.reduce((sum, [q, t]) => sum + q.length * t.length, 0);
   const bar = label && cells > LONG_CELLS ? progress(label, pairs.length) : undefined;
   try {
-    return pairs.map(([i, j], k) => {
-      const r = scoreOnly ? engine.score(qs[i]!, ts[j]!) : engine.align(qs[i]!, ts[j]!);
-      bar?.update(k + 1);
-      return r;
-    });
+    return engine.run(pairs, (done) => bar?.update(done));
   } finally {
     bar?.stop();
   }
@@ -183,10 +186,11 @@ export async function main(argv: string[]): Promise<number> {
     const cells = pairs.reduce((sum, [i, j]) => sum + qs[i]!.length * ts[j]!.length, 0);
     const scoreOnly = !!o.scoreOnly;
 
-    const engine = await during('compiling the alignment kernels', () => makeEngine(settings, { threads: o.threads }));
+    const work = pairs.map(([i, j]) => [qs[i]!, ts[j]!] as const);
+    const engine = await during('compiling the alignment kernels (cached afterwards)', () => makeEngine(settings, work, { threads: o.threads, scoreOnly, schedule: o.schedule }));
     const what = `${pairs.length} pair${pairs.length === 1 ? '' : 's'}, ${settings.mode}, ${gaps.kind}, ${scoreOnly ? 'score only' : 'with traceback'}`;
     const start = process.hrtime.bigint();
-    const results = alignAll(engine, pairs, qs, ts, scoreOnly, `aligning ${what}`);
+    const results = alignAll(engine, work, `aligning ${what}`);
     const firstMs = Number(process.hrtime.bigint() - start) / 1e6;
 
     // The output, streamed to standard output or written whole to -o.
@@ -213,7 +217,7 @@ export async function main(argv: string[]): Promise<number> {
       const times: number[] = [];
       for (let k = 0; k < runs; k++) {
         const t0 = process.hrtime.bigint();
-        alignAll(engine, pairs, qs, ts, scoreOnly);
+        alignAll(engine, work);
         times.push(Number(process.hrtime.bigint() - t0) / 1e6);
         bar.update(k + 1);
       }
