@@ -62,6 +62,8 @@ const runtime: Record<string, ExternFn> = {
   // Host-visible and unified memory are host memory to the interpreter, like every device buffer.
   anydsl_alloc_host: (ctx, args, callee) => runtime.anydsl_alloc!(ctx, args, callee),
   anydsl_alloc_unified: (ctx, args, callee) => runtime.anydsl_alloc!(ctx, args, callee),
+  // Launches run to completion in the interpreter (interpreter.ts launchKernel).
+  anydsl_synchronize: () => undefined,
   anydsl_release: (_ctx, [, p]) => {
     const ptr = pointer(p, 'anydsl_release');
     if (ptr.block) {

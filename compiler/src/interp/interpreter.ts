@@ -21,7 +21,7 @@ import { Addresses } from './addresses.ts';
 import { findExtern } from './externs.ts';
 import { GpuEmulator } from './gpu.ts';
 import { callIntrinsic, type IntrinsicContext } from './intrinsics.ts';
-import { elementPointer, load, newBlock, retype, store, stringArray } from './memory.ts';
+import { elementPointer, load, newBlock, readCString, retype, store, stringArray } from './memory.ts';
 import { arith, bitcastPrim, compare, convert, wrapInt } from './numeric.ts';
 import { makePlan, type Operand, type Plan } from './plan.ts';
 import {
@@ -85,9 +85,13 @@ class Machine implements IntrinsicContext {
   private readonly streamDecoder = new TextDecoder();
   private steps = 0;
 
+  /** GPU kernels by name (after kernel extraction): exported `device` continuations, which launches call by name. */
+  private readonly kernels = new Map<string, Continuation>();
+
   constructor(world: World, private readonly entry: Continuation, private readonly opts: InterpOptions) {
     this.types = world.types;
-    this.nesting = new Nesting([entry]);
+    for (const c of world.continuations) if (c.external && c.hasBody && c.cc === 'device') this.kernels.set(c.linkName ?? c.name, c);
+    this.nesting = new Nesting([entry, ...this.kernels.values()]);
   }
 
   run(args: readonly Value[]): InterpResult {
@@ -177,6 +181,7 @@ class Machine implements IntrinsicContext {
   private callExtern(c: Continuation, args: readonly Value[]): Jump {
     if (this.gpu.handles(c)) return this.gpu.call(c, args);
     const name = c.linkName ?? c.name;
+    if (name === 'anydsl_launch_kernel' && c.cc === 'C') return this.launchKernel(args);
     const f = c.external ? findExtern(c) : undefined;
     if (!f) throw new InterpError(`${c.external ? `extern '${name}' is not emulated by the interpreter` : `${c.label} has no body`}`);
     const retType = c.retParam?.type as FnType | undefined;
@@ -184,6 +189,32 @@ class Machine implements IntrinsicContext {
     const result = f(this, args.slice(1, -1), c);
     const ret = args[args.length - 1]!;
     return { callee: ret, args: retType.params.length > 1 ? [args[0]!, result ?? []] : [args[0]!] };
+  }
+
+  /**
+   * `anydsl_launch_kernel(dev, key, program, name, grid, block, args, sizes, kinds, n)` as the
+   * host code after kernel extraction calls it: the named kernel runs as a launch of the
+   * emulator, its arguments read from the records `args` points at, as the runtime reads them.
+   */
+  private launchKernel(args: readonly Value[]): Jump {
+    const [mem, dev, , , name, grid, block, argv, , , n] = args;
+    const kernelName = String.fromCharCode(...readCString(name as Pointer));
+    const kernel = this.kernels.get(kernelName);
+    if (!kernel) throw new InterpError(`anydsl_launch_kernel: no kernel named '${kernelName}'`);
+    const i32 = this.types.prim('i32');
+    const dims = this.types.tuple([i32, i32, i32]);
+    const dim3 = (p: Value): Value => load(this.types, retype(this.types, p as Pointer, this.types.ptr(dims)), dims);
+    const count = Number(n as bigint);
+    const bytePtr = this.types.ptr(this.types.indefiniteArray(this.types.prim('u8')));
+    const params = kernel.params.slice(1, -1);
+    if (params.length !== count) throw new InterpError(`anydsl_launch_kernel: ${kernelName} takes ${params.length} arguments, got ${count}`);
+    const values = params.map((p, i) => {
+      const at = load(this.types, elementPointer(argv as Pointer, this.types.indefiniteArray(bytePtr), i), bytePtr);
+      return load(this.types, retype(this.types, at as Pointer, this.types.ptr(p.type)), p.type);
+    });
+    const body = new NativeFn(kernelName, ([m, ret]) => ({ callee: this.closed(kernel), args: [m!, ...values, ret!] }));
+    const kind = (Number(dev as bigint) & 15) === 2 ? 'opencl' : 'nvvm';
+    return this.gpu.launch(kind, [mem!, dev!, dim3(grid!), dim3(block!), body, args[args.length - 1]!]);
   }
 
   write(bytes: readonly number[]): void {
