@@ -6,11 +6,12 @@
  * against its own reference.
  *
  *   harness CASE...    CASE is elementwise:N:SEED:BLOCK, reduce:N:SEED:BLOCK,
- *                      divergent:N:SEED:BLOCK, copies:N:SEED, memory-kinds:N:SEED,
+ *                      divergent:N:SEED:BLOCK, copies:N:SEED, memory-kinds:N:SEED, concurrent:N:SEED,
  *                      device, kernel-time, or one of the misuses below (which end the program).
  */
 #include "anydsl_runtime.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -210,6 +211,56 @@ static void memory_kinds(int32_t n, uint32_t seed) {
     free(a);
 }
 
+/* Four threads run elementwise cases at once (seeds seed..seed+3), each on its own buffers
+ * through the shared device; their lines are printed in seed order. */
+typedef struct {
+    int32_t n;
+    uint32_t seed;
+    char* line;
+    size_t size;
+} concurrent_case;
+
+static void* run_concurrent(void* arg) {
+    concurrent_case* c = arg;
+    FILE* out = open_memstream(&c->line, &c->size);
+    uint32_t* a = inputs(c->n, c->seed);
+    uint32_t* b = inputs(c->n, c->seed + 1);
+    int64_t bytes = (int64_t)c->n * 4;
+    void* da = to_device(a, bytes);
+    void* db = to_device(b, bytes);
+    void* dc = anydsl_alloc(dev, bytes);
+    uint32_t k = c->seed;
+    int32_t n = c->n;
+    void* args[] = {&da, &db, &dc, &k, &n};
+    int64_t sizes[] = {8, 8, 8, 4, 4};
+    uint8_t kinds[] = {1, 1, 1, 0, 0};
+    launch("affine", n, 16, args, sizes, kinds, 5);
+    anydsl_copy(dev, dc, 0, 0, a, 0, bytes);
+    fprintf(out, "elementwise");
+    for (int32_t i = 0; i < n; i++) fprintf(out, " %u", a[i]);
+    fclose(out);
+    anydsl_release(dev, da);
+    anydsl_release(dev, db);
+    anydsl_release(dev, dc);
+    free(a);
+    free(b);
+    return NULL;
+}
+
+static void concurrent(int32_t n, uint32_t seed) {
+    pthread_t threads[4];
+    concurrent_case cases[4];
+    for (int t = 0; t < 4; t++) {
+        cases[t] = (concurrent_case){.n = n, .seed = seed + (uint32_t)t};
+        pthread_create(&threads[t], NULL, run_concurrent, &cases[t]);
+    }
+    for (int t = 0; t < 4; t++) {
+        pthread_join(threads[t], NULL);
+        printf("%s\n", cases[t].line);
+        free(cases[t].line);
+    }
+}
+
 /* Misuses, each ending the program with the runtime's message. */
 static void misuse(const char* what) {
     uint32_t host[64] = {0};
@@ -307,6 +358,7 @@ int main(int argc, char** argv) {
         else if (strcmp(name, "divergent") == 0) divergent((int32_t)n, (uint32_t)seed, (int32_t)block);
         else if (strcmp(name, "copies") == 0) copies((int32_t)n, (uint32_t)seed);
         else if (strcmp(name, "memory-kinds") == 0) memory_kinds((int32_t)n, (uint32_t)seed);
+        else if (strcmp(name, "concurrent") == 0) concurrent((int32_t)n, (uint32_t)seed);
         else if (strcmp(name, "kernel-time") == 0) printf("kernel-time %lld\n", (long long)anydsl_get_kernel_time());
         else misuse(argv[i]);
         fflush(stdout);

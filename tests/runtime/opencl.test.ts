@@ -81,6 +81,12 @@ describe('OpenCL kernels through anydsl_launch_kernel', () => {
     expect((await lines(['memory-kinds:37:5'])).join('\n')).toBe(expectedMemoryKinds(37, 5));
   });
 
+  it('runs launches and copies from four threads at once on the shared device', async (ctx) => {
+    needOpenCL(ctx);
+    const seeds = [21, 22, 23, 24];
+    expect(await lines(['concurrent:3001:21'])).toEqual(seeds.map((seed) => expectedLine({ kernel: 'elementwise', n: 3001, seed, block: 16 })));
+  });
+
   it('adds the kernels\' time to anydsl_get_kernel_time', async (ctx) => {
     needOpenCL(ctx);
     const got = await lines(['kernel-time', 'elementwise:200000:3:64', 'kernel-time']);

@@ -17,7 +17,7 @@ export async function buildHarness(dir: string): Promise<string> {
   await mkdir(dir, { recursive: true });
   const output = path.join(dir, 'harness');
   await runTool(toolchain.clang, [
-    '-std=c11', '-O1', '-Wall', '-Wextra', '-Werror', '-I', path.join(repoRoot, 'runtime'),
+    '-std=c11', '-D_POSIX_C_SOURCE=200809L', '-O1', '-Wall', '-Wextra', '-Werror', '-I', path.join(repoRoot, 'runtime'),
     path.join(here, 'harness.c'), ...runtime.objects, `--ld-path=${toolchain.lld}`, ...runtime.linkFlags, '-o', output,
   ]);
   return output;
