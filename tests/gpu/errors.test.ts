@@ -55,6 +55,16 @@ fn main() -> i32 {
     expect(e).toEqual([expect.stringMatching(new RegExp(`^bad\\.impala:\\d+: this GPU kernel cannot be compiled for ${target}: .*anydsl_print_i32`))]);
   });
 
+  it("a kernel writing to the host's global variable", () => {
+    const e = errors(`
+static mut COUNTER: i32 = 0;
+fn main() -> i32 {
+    opencl_accelerator(0).exec((4, 1, 1), (4, 1, 1), |item| { COUNTER = item.gidx(); });
+    0
+}`);
+    expect(e).toEqual([expect.stringMatching(/^bad\.impala:\d+: the GPU kernel uses the host's global variable 'COUNTER'/)]);
+  });
+
   it('a launch inside a kernel', () => {
     const e = errors(`
 fn main() -> i32 {

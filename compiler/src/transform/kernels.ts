@@ -141,6 +141,12 @@ function extract(
     return { message: `a '${launch.intrinsic}' launch inside a GPU kernel`, at };
   }
   const used = scope.freeDefs();
+  for (const d of used.defs) {
+    if (d instanceof PrimOp && d.tag === 'global' && (d.payload as { mutable: boolean }).mutable) {
+      const { name } = d.payload as { name: string };
+      return { message: `the GPU kernel uses the host's global variable${name ? ` '${name}'` : ''}: a kernel can only reach device buffers (alloc_cuda, alloc_opencl) and constants`, at };
+    }
+  }
   const captured = [...used.defs].filter((d) => !(d instanceof PrimOp && (d.tag === 'global' || d.tag === 'bottom'))).sort((a, b) => a.gid - b.gid);
   for (const c of used.continuations) {
     if (c.hasBody && !free.isClosed(c)) return { message: `the GPU kernel continues at ${nameOf(c)}outside of it: 'break' and 'return' cannot leave a kernel`, at };
