@@ -18,7 +18,7 @@ export function scoreSuite(schedules: readonly Exclude<Schedule, 'inter'>[], see
   const variants: AlignerOptions[] = [];
   for (const schedule of schedules) {
     for (const mode of MODES) for (const gaps of GAPS) for (const width of WIDTHS) variants.push({ mode, gaps, substitution: 'simple', schedule, width, traceback: false });
-    for (const mode of MODES) variants.push({ mode, gaps: 'affine', substitution: 'matrix', schedule, width: 16, traceback: false });
+    for (const mode of schedule === 'simd' ? MODES : (['local'] as const)) variants.push({ mode, gaps: 'affine', substitution: 'matrix', schedule, width: 16, traceback: false });
   }
   const aligners = new Map<string, Aligner>();
   const key = (o: AlignerOptions) => `${o.mode} ${o.gaps} ${o.substitution} ${o.schedule} ${o.width}`;
