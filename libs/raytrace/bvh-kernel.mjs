@@ -15,7 +15,7 @@
 //
 // Centroids are kept doubled (min + max, no halving). One pass over a range bins its
 // references on all three axes at once; the partition pass computes both children's boxes
-// and centroid boxes, so no node ever rescans its references for bounds.
+// and centroid boxes as it goes, so no node ever rescans its references for bounds.
 
 /** Bins per axis on large ranges (where a split decides most); fewer below, where the sweep would dominate. */
 export const MAX_BINS = 32;
@@ -91,10 +91,14 @@ export function findSplit(a, start, end, cb, o, s) {
   const f = bins * (1 - 1e-6);
   // An axis without extent bins everything into bin 0 and never offers a split.
   const sx = ex > 0 ? f / ex : 0, sy = ey > 0 ? f / ey : 0, sz = ez > 0 ? f / ez : 0;
-  for (let b = 0; b < 3 * MAX_BINS; b++) bc[b] = 0;
-  for (let b = 0; b < 3 * MAX_BINS * 6; b += 6) {
-    bb[b] = Infinity; bb[b + 1] = Infinity; bb[b + 2] = Infinity;
-    bb[b + 3] = -Infinity; bb[b + 4] = -Infinity; bb[b + 5] = -Infinity;
+  // Only the bins in use: at the bottom of the tree, clearing all would cost more than the binning.
+  for (let axis = 0; axis < 3; axis++) {
+    for (let b = axis * MAX_BINS; b < axis * MAX_BINS + bins; b++) {
+      bc[b] = 0;
+      const q = 6 * b;
+      bb[q] = Infinity; bb[q + 1] = Infinity; bb[q + 2] = Infinity;
+      bb[q + 3] = -Infinity; bb[q + 4] = -Infinity; bb[q + 5] = -Infinity;
+    }
   }
   for (let i = start; i < end; i++) {
     const r = 6 * order[i];
@@ -180,29 +184,67 @@ export function findSplit(a, start, end, cb, o, s) {
  * Moves the references of order[start, end) that go left under s.split (or, with
  * mid ≥ 0, the first mid - start references as they are) to the front; returns the first
  * index of the right side and leaves both children's boxes and centroid boxes in
- * s.childBounds.
+ * s.childBounds (left 0…11, right 12…23). Each reference is classified once and grows its
+ * side's boxes there, so no second pass computes them.
  * @param {BuildArrays} a @param {number} start @param {number} end @param {Scratch} s @param {number} mid
  */
 export function partition(a, start, end, s, mid) {
-  const rb = a.refBounds, order = a.order, split = s.split;
+  if (mid >= 0) {
+    rangeBounds(a, start, mid, s.childBounds, 0);
+    rangeBounds(a, mid, end, s.childBounds, 12);
+    return mid;
+  }
+  const rb = a.refBounds, order = a.order, split = s.split, cb = s.childBounds;
   const axis = split[0], bin = split[1], lo = split[3], scale = split[4];
+  for (let q = 0; q < 24; q += 6) {
+    cb[q] = Infinity; cb[q + 1] = Infinity; cb[q + 2] = Infinity;
+    cb[q + 3] = -Infinity; cb[q + 4] = -Infinity; cb[q + 5] = -Infinity;
+  }
   let i = start, j = end - 1;
-  if (mid < 0) {
-    for (;;) {
-      while (i <= j && (((rb[6 * order[i] + axis] + rb[6 * order[i] + axis + 3] - lo) * scale) | 0) < bin) i++;
-      while (i <= j && (((rb[6 * order[j] + axis] + rb[6 * order[j] + axis + 3] - lo) * scale) | 0) >= bin) j--;
-      if (i >= j) break;
-      const t = order[i];
-      order[i] = order[j];
-      order[j] = t;
+  for (;;) {
+    while (i <= j) {
+      const r = 6 * order[i];
+      if ((((rb[r + axis] + rb[r + axis + 3] - lo) * scale) | 0) >= bin) break;
+      grow(cb, 0, rb, r);
       i++;
+    }
+    while (i <= j) {
+      const r = 6 * order[j];
+      if ((((rb[r + axis] + rb[r + axis + 3] - lo) * scale) | 0) < bin) break;
+      grow(cb, 12, rb, r);
       j--;
     }
-    mid = i;
+    if (i >= j) return i;
+    // order[i] goes right, order[j] left.
+    const t = order[i];
+    grow(cb, 12, rb, 6 * t);
+    grow(cb, 0, rb, 6 * order[j]);
+    order[i] = order[j];
+    order[j] = t;
+    i++;
+    j--;
   }
-  rangeBounds(a, start, mid, s.childBounds, 0);
-  rangeBounds(a, mid, end, s.childBounds, 12);
-  return mid;
+}
+
+/**
+ * Grows the box and doubled-centroid box at out[o, o + 12) by reference box rb[r, r + 6).
+ * @param {Float64Array} out @param {number} o @param {Float32Array} rb @param {number} r
+ */
+function grow(out, o, rb, r) {
+  const ax = rb[r], ay = rb[r + 1], az = rb[r + 2], bx = rb[r + 3], by = rb[r + 4], bz = rb[r + 5];
+  if (ax < out[o]) out[o] = ax;
+  if (ay < out[o + 1]) out[o + 1] = ay;
+  if (az < out[o + 2]) out[o + 2] = az;
+  if (bx > out[o + 3]) out[o + 3] = bx;
+  if (by > out[o + 4]) out[o + 4] = by;
+  if (bz > out[o + 5]) out[o + 5] = bz;
+  const cx = ax + bx, cy = ay + by, cz = az + bz;
+  if (cx < out[o + 6]) out[o + 6] = cx;
+  if (cy < out[o + 7]) out[o + 7] = cy;
+  if (cz < out[o + 8]) out[o + 8] = cz;
+  if (cx > out[o + 9]) out[o + 9] = cx;
+  if (cy > out[o + 10]) out[o + 10] = cy;
+  if (cz > out[o + 11]) out[o + 11] = cz;
 }
 
 const LEAF = -2, SAH = -1;

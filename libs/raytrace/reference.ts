@@ -127,9 +127,9 @@ export interface HitDisagreement {
 }
 
 /**
- * Rays on which `actual` disagrees with the reference `expected`. Closest hit: the same
- * triangle, or both miss, or a tie: a different triangle at t equal to the reference's
- * within TIE_TOLERANCE relative, which the ray really meets there (checked in float64 with
+ * Rays on which `actual` disagrees with the reference `expected`. Closest hit: both miss,
+ * or the same triangle at the same t (within TIE_TOLERANCE relative, absolute below 1),
+ * or a tie: a different triangle at the same t, which the ray really meets there (checked in float64 with
  * the same tolerance on the barycentrics, since a float32 kernel may take the neighbour
  * across a shared edge). Any hit: the same hit/miss answer.
  */
@@ -140,19 +140,24 @@ export function compareHits(
   let edges: TriangleEdges | undefined;
   for (let i = 0; i < rays.count; i++) {
     const ep = expected.prim[i]!, ap = actual.prim[i]!;
+    const et = expected.t[i]!, at = actual.t[i]!;
+    const close = sameDistance(et, at);
     let ok: boolean;
     if (options.anyHit) ok = ep >= 0 === ap >= 0;
-    else if (ep === ap) ok = true;
+    else if (ep === ap) ok = ep < 0 || close;
     else if (ep < 0 || ap < 0 || ap >= mesh.triangleCount) ok = false;
     else {
-      const et = expected.t[i]!, at = actual.t[i]!;
-      const close = Math.abs(et - at) <= TIE_TOLERANCE * Math.max(Math.abs(et), 1e-6);
       edges ??= triangleEdges(mesh);
       ok = close && meetsNear(edges, ap, rays.data, i, et);
     }
     if (!ok) bad.push({ ray: i, expected: { prim: ep, t: expected.t[i]! }, actual: { prim: ap, t: actual.t[i]! } });
   }
   return bad;
+}
+
+/** Distances equal within TIE_TOLERANCE relative (absolute below 1, where float32 rounding of t is absolute). */
+function sameDistance(a: number, b: number): boolean {
+  return Math.abs(a - b) <= TIE_TOLERANCE * Math.max(Math.abs(a), 1);
 }
 
 /** Whether ray `i` meets triangle `p` near distance t, with the tie tolerance on the barycentrics. */
@@ -171,5 +176,5 @@ function meetsNear(edges: TriangleEdges, p: number, r: Float32Array, i: number, 
   const v = (dx * qx + dy * qy + dz * qz) * inv;
   const tt = (e2x * qx + e2y * qy + e2z * qz) * inv;
   const eps = TIE_TOLERANCE;
-  return u >= -eps && v >= -eps && u + v <= 1 + eps && Math.abs(tt - t) <= eps * Math.max(Math.abs(t), 1e-6);
+  return u >= -eps && v >= -eps && u + v <= 1 + eps && sameDistance(tt, t);
 }
