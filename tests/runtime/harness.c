@@ -305,6 +305,10 @@ static void misuse(const char* what) {
         launch("overrun", 64, 16, args, overrun_sizes, overrun_kinds, 2);
         if (strcmp(what, "overrun") == 0) anydsl_copy(dev, small, 0, 0, host, 0, 240);
         else anydsl_release(dev, small);
+    } else if (strcmp(what, "fault") == 0) {
+        /* A kernel of kernels.cu (CUDA only) that stores through a null pointer. */
+        void* args[] = {&buffer};
+        launch("fault", 1, 1, args, sizes, kinds, 1);
     } else if (strcmp(what, "double-release") == 0) {
         anydsl_release(dev, buffer);
         anydsl_release(dev, buffer);

@@ -48,3 +48,8 @@ extern "C" __global__ void overrun(uint* c, int n) {
     int i = global_id();
     if (i <= n) c[i] = i;
 }
+
+// Deliberately wrong: stores through a null pointer (CUDA_ERROR_ILLEGAL_ADDRESS).
+extern "C" __global__ void fault(int* p) {
+    *(volatile int*)0 = p[0];
+}
