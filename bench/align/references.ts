@@ -8,6 +8,7 @@
 // sources, compiler, CPU>. Each driver reads the
 // matrix, the sequences as letters one per line and the pairs, times the alignment of all
 // pairs (after a warm-up run) and prints the scores and times as one JSON line.
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -73,7 +74,7 @@ export function buildDriver(driver: Driver, onStep?: (step: string) => void): Pr
       const sources = [path.join(here, 'driver_common.h'), path.join(here, build.source)];
       const dir = await cacheDir(`align-${driver}`, sources, build.flags.join(' '));
       const exe = path.basename(build.source, '.cpp');
-      if (driver === 'seqan') onStep?.(`building the ${REFERENCE_TITLES[driver]} driver (minutes; cached afterwards)`);
+      if (!existsSync(path.join(dir, exe))) onStep?.(`building the ${REFERENCE_TITLES[driver]} driver${driver === 'seqan' ? ' (minutes)' : ''}, cached afterwards`);
       return gxx(dir, exe, [sources[1]!, `-I${here}`, ...build.flags]);
     })();
     p.catch(() => building.delete(driver));

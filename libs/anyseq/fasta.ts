@@ -7,8 +7,9 @@
 // Documented handling (libs/anyseq/README.md): letters of either case are the same residue
 // (soft-masking is ignored); spaces, tabs and CR inside sequence lines are skipped; `*` is a
 // residue (a stop codon under protein matrices); digits, `-`, `.` and other signs are errors.
-// Under a nucleotide alphabet U reads as T and the IUPAC ambiguity codes as N (scoring.ts);
-// under a matrix a letter outside its alphabet is an error.
+// Under a nucleotide alphabet U reads as T and the IUPAC ambiguity codes as N; under a
+// protein matrix with X, U and O read as X (scoring.ts); any other letter outside the
+// alphabet is an error.
 import { spawn } from 'node:child_process';
 import { createReadStream, promises as fsp } from 'node:fs';
 import type { Readable } from 'node:stream';

@@ -92,7 +92,9 @@ export class UnknownResidue extends Error {
 /**
  * The code table of an alphabet: letters in either case; for a nucleotide alphabet holding N
  * (DNA_ALPHABET, EDNAFULL) also U as T when U has no code of its own, and the IUPAC
- * ambiguity codes the alphabet lacks as N. 255 marks a letter without a code.
+ * ambiguity codes the alphabet lacks as N; for a protein alphabet holding X also U
+ * (selenocysteine) and O (pyrrolysine) as X when they have no code. 255 marks a letter
+ * without a code.
  */
 export function codeTable(alphabet: string): Uint8Array {
   const table = new Uint8Array(256).fill(255);
@@ -104,6 +106,9 @@ export function codeTable(alphabet: string): Uint8Array {
   if (isNucleotideAlphabet(alphabet)) {
     if (!alphabet.includes('U')) set('U', alphabet.indexOf('T'));
     for (const c of IUPAC_AMBIGUOUS) if (!alphabet.includes(c)) set(c, n);
+  } else if (alphabet.includes('X')) {
+    // Selenocysteine and pyrrolysine score as X (unknown) where the matrix has no row for them, as BLAST does.
+    for (const c of 'UO') if (!alphabet.includes(c)) set(c, alphabet.indexOf('X'));
   }
   return table;
 }

@@ -8,7 +8,7 @@ import { checkOutputPath, writeFileAtomic } from '@anydsl/compiler';
 import { ALIGN_REFERENCES, type AlignReference, REFERENCE_TITLES, runAlignReference } from '../../../bench/align/references.ts';
 import { median } from '../../../libs/image/bench.ts';
 import { ALPHABETS, type Alphabet, detectAlphabet, encodeRecord, readSequences, type SequenceRecord } from '../../../libs/anyseq/fasta.ts';
-import { formatter, OUTPUT_FORMATS, type OutputFormat, type PairOutcome, type Settings, tsvColumns } from '../../../libs/anyseq/format.ts';
+import { alignmentStats, formatter, OUTPUT_FORMATS, type OutputFormat, type PairOutcome, type Settings, tsvColumns } from '../../../libs/anyseq/format.ts';
 import {
   checkGaps,
   DEFAULT_SCORING,
@@ -210,6 +210,17 @@ export async function main(argv: string[]): Promise<number> {
     // The summary goes to stderr when the alignments go to stdout, so a pipe gets them alone.
     const say = (line: string) => (output ? console.log(line) : process.stderr.write(`${line}\n`));
     if (output) say(`wrote ${o.output} (${o.format}, ${what})`);
+    // One pair: its summary too, the way EMBOSS heads an alignment.
+    if (results.length === 1) {
+      const [i, j] = pairs[0]!;
+      const r = results[0]!;
+      const pair: PairOutcome = { query: a![i]!, target: b![j]!, q: qs[i]!, t: ts[j]!, score: r.score, endQ: r.endQ, endT: r.endT };
+      if ('cigar' in r) {
+        const st = alignmentStats({ ...pair, alignment: r as AlignResult }, sub);
+        const pc = (n: number) => `${n}/${st.length} (${st.length ? ((100 * n) / st.length).toFixed(1) : '0.0'}%)`;
+        say(`${pair.query.id} × ${pair.target.id}: score ${r.score}, length ${st.length}, identity ${pc(st.identity)}, similarity ${pc(st.similarity)}, gaps ${pc(st.gaps)}`);
+      } else say(`${pair.query.id} × ${pair.target.id}: score ${r.score}, ending at ${r.endQ} and ${r.endT}`);
+    }
     let ourMs = firstMs;
     const runs = o.bench ?? (o.compare ? COMPARE_RUNS : 0);
     if (runs) {
