@@ -14,7 +14,7 @@ import { type BuildArrays, findSplit, makeScratch, rangeBounds } from './bvh-ker
 import type { BinaryTree, SahConstants } from './bvh.ts';
 import type { Mesh } from './mesh.ts';
 
-const SPATIAL_BINS = 32;
+const SPATIAL_BINS = 16;
 const ALPHA = 1e-5;
 const MAX_DUPLICATION = 1.3;
 
@@ -61,11 +61,10 @@ function floatAbove(x: number): number {
 
 /**
  * Box of triangle `prim` clipped to lo ≤ x[axis] ≤ hi and to the reference box
- * clip[o, o + 6), into out; out[axis] > out[axis + 3] when nothing of the triangle is in
- * the slab. With `outwards`, rounded outwards to float32, so a box that is stored loses no
- * sliver of the triangle (binning, which only estimates costs, skips that).
+ * clip[o, o + 6), rounded outwards to float32 (so the stored box loses no sliver of the
+ * triangle), into out; out[axis] > out[axis + 3] when nothing of the triangle is in the slab.
  */
-function clippedBox(mesh: Mesh, prim: number, axis: number, lo: number, hi: number, clip: Float32Array, o: number, out: Float64Array, outwards: boolean): void {
+function clippedBox(mesh: Mesh, prim: number, axis: number, lo: number, hi: number, clip: Float32Array, o: number, out: Float64Array): void {
   const p = mesh.positions, t = mesh.triangles;
   let x0 = Infinity, y0 = Infinity, z0 = Infinity, x1 = -Infinity, y1 = -Infinity, z1 = -Infinity;
   for (let e = 0; e < 3; e++) {
@@ -97,8 +96,77 @@ function clippedBox(mesh: Mesh, prim: number, axis: number, lo: number, hi: numb
   if (out[axis]! < lo) out[axis] = lo;
   if (out[axis + 3]! > hi) out[axis + 3] = hi;
   for (let k = 0; k < 3; k++) {
-    out[k] = Math.max(outwards ? floatBelow(out[k]!) : out[k]!, clip[o + k]!);
-    out[k + 3] = Math.min(outwards ? floatAbove(out[k + 3]!) : out[k + 3]!, clip[o + k + 3]!);
+    out[k] = Math.max(floatBelow(out[k]!), clip[o + k]!);
+    out[k + 3] = Math.min(floatAbove(out[k + 3]!), clip[o + k + 3]!);
+  }
+}
+
+/** Scratch of binStraddler: the triangle's vertices sorted along the axis, and per-bin boxes. */
+const sortedTri = new Float64Array(9);
+const parts = new Float64Array(6 * SPATIAL_BINS);
+
+function swapVertices(i: number, j: number): void {
+  for (let k = 0; k < 3; k++) {
+    const tmp = sortedTri[3 * i + k]!;
+    sortedTri[3 * i + k] = sortedTri[3 * j + k]!;
+    sortedTri[3 * j + k] = tmp;
+  }
+}
+
+/**
+ * Grows the spatial bins first…last (width `width` from `lo` on `axis`) by the part of
+ * triangle `prim` in each, within the reference box rb[o, o + 6). The triangle's cut by a
+ * bin plane is a segment found once and shared by the bins on both sides (the vertices
+ * sorted along the axis say which edges it joins), so a triangle over m bins costs m - 1
+ * segments, not m clippings.
+ */
+function binStraddler(
+  mesh: Mesh, prim: number, axis: number, lo: number, width: number, first: number, last: number,
+  rb: Float32Array, o: number, binBounds: Float64Array,
+): void {
+  const p = mesh.positions, t = mesh.triangles;
+  for (let v = 0; v < 3; v++) {
+    const src = 3 * t[3 * prim + v]!;
+    sortedTri[3 * v] = p[src]!;
+    sortedTri[3 * v + 1] = p[src + 1]!;
+    sortedTri[3 * v + 2] = p[src + 2]!;
+  }
+  // Sort the three vertices by their coordinate on the axis (v0 ≤ v1 ≤ v2).
+  if (sortedTri[axis]! > sortedTri[3 + axis]!) swapVertices(0, 1);
+  if (sortedTri[3 + axis]! > sortedTri[6 + axis]!) swapVertices(1, 2);
+  if (sortedTri[axis]! > sortedTri[3 + axis]!) swapVertices(0, 1);
+  for (let b = first; b <= last; b++) resetBox(parts, 6 * b);
+  for (let v = 0; v < 3; v++) {
+    const b = Math.min(last, Math.max(first, Math.floor((sortedTri[3 * v + axis]! - lo) / width)));
+    growBox(parts, 6 * b, sortedTri, 3 * v, true);
+  }
+  const a0 = sortedTri[axis]!, a1 = sortedTri[3 + axis]!, a2 = sortedTri[6 + axis]!;
+  for (let q = first + 1; q <= last; q++) {
+    const plane = lo + q * width;
+    if (!(plane > a0 && plane < a2)) continue;
+    // One end on the long edge v0–v2, the other on v0–v1 or v1–v2.
+    const f = (plane - a0) / (a2 - a0);
+    const from = plane < a1 ? 0 : 1, to = plane < a1 ? 1 : 2;
+    const g = (plane - sortedTri[3 * from + axis]!) / (sortedTri[3 * to + axis]! - sortedTri[3 * from + axis]!);
+    for (let k = 0; k < 3; k++) {
+      const x = k === axis ? plane : sortedTri[k]! + f * (sortedTri[6 + k]! - sortedTri[k]!);
+      const y = k === axis ? plane : sortedTri[3 * from + k]! + g * (sortedTri[3 * to + k]! - sortedTri[3 * from + k]!);
+      const lower = x < y ? x : y, upper = x < y ? y : x;
+      const below = 6 * (q - 1) + k, above = 6 * q + k;
+      if (lower < parts[below]!) parts[below] = lower;
+      if (upper > parts[below + 3]!) parts[below + 3] = upper;
+      if (lower < parts[above]!) parts[above] = lower;
+      if (upper > parts[above + 3]!) parts[above + 3] = upper;
+    }
+  }
+  for (let b = first; b <= last; b++) {
+    const q = 6 * b;
+    for (let k = 0; k < 3; k++) {
+      const slabLo = k === axis ? lo + b * width : -Infinity, slabHi = k === axis ? lo + (b + 1) * width : Infinity;
+      parts[q + k] = Math.max(parts[q + k]!, rb[o + k]!, slabLo);
+      parts[q + 3 + k] = Math.min(parts[q + 3 + k]!, rb[o + 3 + k]!, slabHi);
+    }
+    if (parts[q]! <= parts[q + 3]! && parts[q + 1]! <= parts[q + 4]! && parts[q + 2]! <= parts[q + 5]!) growBox(binBounds, q, parts, q, false);
   }
 }
 
@@ -120,13 +188,25 @@ function resetBox(b: Float64Array, o = 0): void {
   b[o + 3] = -Infinity; b[o + 4] = -Infinity; b[o + 5] = -Infinity;
 }
 
-function growBox(b: Float64Array, o: number, c: ArrayLike<number>, co: number): void {
+/** Grows box b[o, o + 6) by the box c[co, co + 6), or with `point` by the point c[co, co + 3). */
+function growBox(b: Float64Array, o: number, c: ArrayLike<number>, co: number, point = false): void {
+  const hi = point ? co : co + 3;
   if (c[co]! < b[o]!) b[o] = c[co]!;
   if (c[co + 1]! < b[o + 1]!) b[o + 1] = c[co + 1]!;
   if (c[co + 2]! < b[o + 2]!) b[o + 2] = c[co + 2]!;
-  if (c[co + 3]! > b[o + 3]!) b[o + 3] = c[co + 3]!;
-  if (c[co + 4]! > b[o + 4]!) b[o + 4] = c[co + 4]!;
-  if (c[co + 5]! > b[o + 5]!) b[o + 5] = c[co + 5]!;
+  if (c[hi]! > b[o + 3]!) b[o + 3] = c[hi]!;
+  if (c[hi + 1]! > b[o + 4]!) b[o + 4] = c[hi + 1]!;
+  if (c[hi + 2]! > b[o + 5]!) b[o + 5] = c[hi + 2]!;
+}
+
+/** The object-split bin of reference id. */
+function objectSide(rb: Float32Array, id: number, axis: number, lo: number, scale: number): number {
+  return ((rb[6 * id + axis]! + rb[6 * id + axis + 3]! - lo) * scale) | 0;
+}
+
+/** The spatial bin of coordinate x. */
+function spatialBin(x: number, lo: number, width: number): number {
+  return Math.min(SPATIAL_BINS - 1, Math.max(0, Math.floor((x - lo) / width)));
 }
 
 /** Growable list of reference ids (one per child being filled). */
@@ -208,7 +288,7 @@ export function buildSpatialBinary(mesh: Mesh, maxLeafSize: number, sah: SahCons
       objScale = scratch.split[4]!;
       if (objAxis >= 0) objectCost = scratch.split[2]!;
     }
-    const goesLeft = (id: number) => (((rb[6 * id + objAxis]! + rb[6 * id + objAxis + 3]! - objLo) * objScale) | 0) < objBin;
+    const goesLeft = (id: number) => objectSide(rb, id, objAxis, objLo, objScale) < objBin;
     let overlap = 0;
     if (objAxis >= 0) {
       resetBox(sides, 0);
@@ -233,18 +313,12 @@ export function buildSpatialBinary(mesh: Mesh, maxLeafSize: number, sah: SahCons
         exit.fill(0);
         for (let i = 0; i < k; i++) {
           const id = ids[i]!, o = 6 * id;
-          const first = Math.min(SPATIAL_BINS - 1, Math.max(0, Math.floor((rb[o + axis]! - lo) / width)));
-          const last = Math.min(SPATIAL_BINS - 1, Math.max(first, Math.floor((rb[o + axis + 3]! - lo) / width)));
+          const first = spatialBin(rb[o + axis]!, lo, width);
+          const last = Math.max(first, spatialBin(rb[o + axis + 3]!, lo, width));
           enter[first]!++;
           exit[last]!++;
-          if (first === last) {
-            growBox(binBounds, 6 * first, rb, o);
-            continue;
-          }
-          for (let b = first; b <= last; b++) {
-            clippedBox(mesh, refs.prim[id]!, axis, lo + b * width, b === SPATIAL_BINS - 1 ? bounds[axis + 3]! : lo + (b + 1) * width, rb, o, clip, false);
-            if (clip[axis]! <= clip[axis + 3]!) growBox(binBounds, 6 * b, clip, 0);
-          }
+          if (first === last) growBox(binBounds, 6 * first, rb, o);
+          else binStraddler(mesh, refs.prim[id]!, axis, lo, width, first, last, rb, o, binBounds);
         }
         resetBox(box);
         let count = 0;
@@ -292,7 +366,7 @@ export function buildSpatialBinary(mesh: Mesh, maxLeafSize: number, sah: SahCons
       const plane = spLo + spBin * spWidth;
       // The bins' counts are the last axis tried: count the chosen axis's sides afresh.
       let nl = 0, nr = 0;
-      const binOf = (x: number) => Math.min(SPATIAL_BINS - 1, Math.max(0, Math.floor((x - spLo) / spWidth)));
+      const binOf = (x: number) => spatialBin(x, spLo, spWidth);
       for (let i = 0; i < k; i++) {
         const o = 6 * ids[i]!;
         const first = binOf(rb[o + spAxis]!), last = Math.max(first, binOf(rb[o + spAxis + 3]!));
@@ -316,8 +390,8 @@ export function buildSpatialBinary(mesh: Mesh, maxLeafSize: number, sah: SahCons
         const toLeft = unionHalfArea(spatialChildren, 0, rb, o) * nl + aR * (nr - 1);
         const toRight = aL * (nl - 1) + unionHalfArea(spatialChildren, 6, rb, o) * nr;
         if (refs.count < budget && splitCost <= toLeft && splitCost <= toRight) {
-          clippedBox(mesh, refs.prim[id]!, spAxis, plane, Infinity, rb, o, rightPart, true);
-          clippedBox(mesh, refs.prim[id]!, spAxis, -Infinity, plane, rb, o, clip, true);
+          clippedBox(mesh, refs.prim[id]!, spAxis, plane, Infinity, rb, o, rightPart);
+          clippedBox(mesh, refs.prim[id]!, spAxis, -Infinity, plane, rb, o, clip);
           const keepLeft = clip[spAxis]! <= clip[spAxis + 3]!, keepRight = rightPart[spAxis]! <= rightPart[spAxis + 3]!;
           if (keepLeft && keepRight) {
             for (let q = 0; q < 6; q++) refs.bounds[o + q] = clip[q]!;
