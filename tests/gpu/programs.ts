@@ -130,6 +130,38 @@ fn main() -> i32 {
 }`,
   },
   {
+    // A histogram: every item adds to a global bin with an atomic, and counts its block's
+    // items in a shared counter reset by item 0 behind a barrier.
+    name: 'histogram',
+    text: `${helpers}
+fn main() -> i32 {
+    let n = 256;
+    let bins = 8;
+    let out = alloc_cpu((bins + n / 32) as i64 * 4i64);
+    let o = bitcast[&mut [i32]](out.data);
+    for i in range(0, bins + n / 32) { o(i) = 0 }
+    let dev = ALLOC(0, out.size);
+    copy(out, dev);
+    let acc = ACC;
+    acc.exec((n, 1, 1), (32, 1, 1), |item| {
+        let d = bitcast[&mut[1][i32]](dev.data);
+        let count = reserve_shared[i32](1);
+        if item.tidx() == 0 { count(0) = 0 }
+        acc.barrier();
+        let i = item.gidx();
+        let bin = (i * i + 3 * i) % bins;
+        atomic[i32](ATOMIC_ADD, &mut d(bin), 1);
+        atomic[i32](ATOMIC_ADD, &mut count(0), i % 5);
+        acc.barrier();
+        if item.tidx() == 0 { d(bins + item.bidx()) = count(0) }
+    });
+    copy(dev, out);
+    print_line_i32(o, bins + n / 32);
+    release(dev); release(out);
+    0
+}`,
+  },
+  {
     // Divergent control flow: data-dependent loops with break and early return, a match, and
     // values of several types passed by value (i64, f64, u8, bool, a tuple).
     name: 'divergent',
