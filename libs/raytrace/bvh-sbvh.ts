@@ -137,7 +137,9 @@ function binStraddler(
   if (sortedTri[axis]! > sortedTri[3 + axis]!) swapVertices(0, 1);
   for (let b = first; b <= last; b++) resetBox(parts, 6 * b);
   for (let v = 0; v < 3; v++) {
-    const b = Math.min(last, Math.max(first, Math.floor((sortedTri[3 * v + axis]! - lo) / width)));
+    let b = Math.floor((sortedTri[3 * v + axis]! - lo) / width);
+    if (b < first) b = first;
+    if (b > last) b = last;
     growBox(parts, 6 * b, sortedTri, 3 * v, true);
   }
   const a0 = sortedTri[axis]!, a1 = sortedTri[3 + axis]!, a2 = sortedTri[6 + axis]!;
@@ -161,12 +163,21 @@ function binStraddler(
   }
   for (let b = first; b <= last; b++) {
     const q = 6 * b;
+    let empty = false;
     for (let k = 0; k < 3; k++) {
-      const slabLo = k === axis ? lo + b * width : -Infinity, slabHi = k === axis ? lo + (b + 1) * width : Infinity;
-      parts[q + k] = Math.max(parts[q + k]!, rb[o + k]!, slabLo);
-      parts[q + 3 + k] = Math.min(parts[q + 3 + k]!, rb[o + 3 + k]!, slabHi);
+      let min = parts[q + k]!, max = parts[q + 3 + k]!;
+      if (rb[o + k]! > min) min = rb[o + k]!;
+      if (rb[o + 3 + k]! < max) max = rb[o + 3 + k]!;
+      if (k === axis) {
+        const slabLo = lo + b * width, slabHi = slabLo + width;
+        if (slabLo > min) min = slabLo;
+        if (slabHi < max) max = slabHi;
+      }
+      parts[q + k] = min;
+      parts[q + 3 + k] = max;
+      if (min > max) empty = true;
     }
-    if (parts[q]! <= parts[q + 3]! && parts[q + 1]! <= parts[q + 4]! && parts[q + 2]! <= parts[q + 5]!) growBox(binBounds, q, parts, q, false);
+    if (!empty) growBox(binBounds, q, parts, q, false);
   }
 }
 
@@ -206,7 +217,8 @@ function objectSide(rb: Float32Array, id: number, axis: number, lo: number, scal
 
 /** The spatial bin of coordinate x. */
 function spatialBin(x: number, lo: number, width: number): number {
-  return Math.min(SPATIAL_BINS - 1, Math.max(0, Math.floor((x - lo) / width)));
+  const b = Math.floor((x - lo) / width);
+  return b < 0 ? 0 : b >= SPATIAL_BINS ? SPATIAL_BINS - 1 : b;
 }
 
 /** Growable list of reference ids (one per child being filled). */
@@ -288,12 +300,11 @@ export function buildSpatialBinary(mesh: Mesh, maxLeafSize: number, sah: SahCons
       objScale = scratch.split[4]!;
       if (objAxis >= 0) objectCost = scratch.split[2]!;
     }
-    const goesLeft = (id: number) => objectSide(rb, id, objAxis, objLo, objScale) < objBin;
     let overlap = 0;
     if (objAxis >= 0) {
       resetBox(sides, 0);
       resetBox(sides, 6);
-      for (let i = 0; i < k; i++) growBox(sides, goesLeft(ids[i]!) ? 0 : 6, rb, 6 * ids[i]!);
+      for (let i = 0; i < k; i++) growBox(sides, objectSide(rb, ids[i]!, objAxis, objLo, objScale) < objBin ? 0 : 6, rb, 6 * ids[i]!);
       for (let q = 0; q < 3; q++) {
         clip[q] = Math.max(sides[q]!, sides[6 + q]!);
         clip[q + 3] = Math.min(sides[q + 3]!, sides[6 + q + 3]!);
@@ -361,22 +372,21 @@ export function buildSpatialBinary(mesh: Mesh, maxLeafSize: number, sah: SahCons
       // Every reference has the same centroid and no plane cuts them apart: halve by position.
       for (let i = 0; i < k; i++) (i < k >> 1 ? left : right).push(ids[i]!);
     } else if (objectCost <= spatialCost) {
-      for (let i = 0; i < k; i++) (goesLeft(ids[i]!) ? left : right).push(ids[i]!);
+      for (let i = 0; i < k; i++) (objectSide(rb, ids[i]!, objAxis, objLo, objScale) < objBin ? left : right).push(ids[i]!);
     } else {
       const plane = spLo + spBin * spWidth;
       // The bins' counts are the last axis tried: count the chosen axis's sides afresh.
       let nl = 0, nr = 0;
-      const binOf = (x: number) => spatialBin(x, spLo, spWidth);
       for (let i = 0; i < k; i++) {
         const o = 6 * ids[i]!;
-        const first = binOf(rb[o + spAxis]!), last = Math.max(first, binOf(rb[o + spAxis + 3]!));
+        const first = spatialBin(rb[o + spAxis]!, spLo, spWidth), last = Math.max(first, spatialBin(rb[o + spAxis + 3]!, spLo, spWidth));
         if (first < spBin) nl++;
         if (last >= spBin) nr++;
       }
       const aL = halfArea(spatialChildren, 0), aR = halfArea(spatialChildren, 6);
       for (let i = 0; i < k; i++) {
         const id = ids[i]!, o = 6 * id;
-        const first = binOf(rb[o + spAxis]!), last = Math.max(first, binOf(rb[o + spAxis + 3]!));
+        const first = spatialBin(rb[o + spAxis]!, spLo, spWidth), last = Math.max(first, spatialBin(rb[o + spAxis + 3]!, spLo, spWidth));
         if (last < spBin) {
           left.push(id);
           continue;
