@@ -1,6 +1,6 @@
-// The device code of the GPU programs (programs.ts): the OpenCL C of their `opencl`
-// launches passes clang's OpenCL 1.2 front end, and with `nvvm` and `cuda` launches they
-// compile to PTX that `ptxas -arch=sm_90` assembles (the build itself runs ptxas and fails
+// The device code of the GPU programs (programs.ts, compiled as one program per target):
+// the OpenCL C of their `opencl` launches passes clang's OpenCL 1.2 front end, and with
+// `nvvm` and `cuda` launches they compile to PTX that `ptxas -arch=sm_90` assembles (the build itself runs ptxas and fails
 // on its errors; skipped with a message where ptxas is not on the PATH). The host module
 // launches each kernel through the runtime with the program embedded.
 import { spawnSync } from 'node:child_process';
@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { findLibdevice, findPtxas } from '../../compiler/src/driver/device-code.ts';
 import { compileToLLVM } from '../../compiler/src/driver/pipeline.ts';
 import { findToolchain } from '../../compiler/src/driver/toolchain.ts';
-import { gpuProgram, PROGRAMS } from './programs.ts';
+import { allPrograms, gpuProgram, PROGRAMS } from './programs.ts';
 
 const scratch = mkdtempSync(path.join(os.tmpdir(), 'anydsl-gpu-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -22,14 +22,16 @@ function deviceCode(text: string, name: string) {
   return r;
 }
 
+const KERNELS = PROGRAMS.map((_, i) => i);
+
 describe('OpenCL C', () => {
-  it.each(PROGRAMS.map((p) => [p.name, p] as const))('%s: its OpenCL C passes clang as OpenCL C 1.2', (name, program) => {
-    const r = deviceCode(gpuProgram(program, 'opencl'), name);
-    const cl = r.device.find((d) => d.target === 'opencl');
-    expect(cl?.kernels).toEqual(['opencl_kernel_0']);
-    expect(r.llvm).toContain('call void @anydsl_launch_kernel(');
-    const file = path.join(scratch, `${name}.cl`);
-    writeFileSync(file, cl!.code);
+  it(`of ${PROGRAMS.map((p) => p.name).join(', ')}: passes clang as OpenCL C 1.2`, () => {
+    const r = deviceCode(allPrograms('opencl'), 'gpu_programs');
+    const cl = r.device.find((d) => d.target === 'opencl')!;
+    expect(cl.kernels).toEqual(KERNELS.map((i) => `opencl_kernel_${i}`));
+    expect(r.llvm.match(/call void @anydsl_launch_kernel\(i32 2, ptr @anydsl_opencl_program_key, ptr @anydsl_opencl_program,/g)).toHaveLength(PROGRAMS.length);
+    const file = path.join(scratch, 'gpu_programs.cl');
+    writeFileSync(file, cl.code);
     const clang = spawnSync(findToolchain().clang, ['-x', 'cl', '-cl-std=CL1.2', '-Xclang', '-finclude-default-header', '-fsyntax-only', file], { encoding: 'utf8' });
     expect(clang.stderr).toBe('');
     expect(clang.status).toBe(0);
@@ -40,16 +42,19 @@ const ptxas = findPtxas();
 if (!ptxas) console.warn('tests/gpu: ptxas is not on the PATH, so the PTX of the NVVM kernels is not assembled');
 
 describe.skipIf(!ptxas)('NVVM kernels', () => {
-  it.each(PROGRAMS.flatMap((p) => (['nvvm', 'cuda'] as const).map((t) => [p.name, t, p] as const)))('%s (%s): PTX that ptxas -arch=sm_90 accepts', (name, target, program) => {
+  it.each(['nvvm', 'cuda'] as const)(`of ${PROGRAMS.map((p) => p.name).join(', ')} (%s): PTX that ptxas -arch=sm_90 accepts`, (target) => {
     // compileToLLVM assembles the PTX with ptxas and fails on its errors.
-    const r = deviceCode(gpuProgram(program, target), `${name}_${target}`);
+    const r = deviceCode(allPrograms(target), `gpu_programs_${target}`);
     const ptx = r.device.find((d) => d.target === 'nvvm')!;
     expect(ptx.code).toMatch(/\.target sm_90/);
-    expect(ptx.code).toContain('.entry nvvm_kernel_0(');
-    expect(ptx.llvm).toMatch(/!nvvm\.annotations = !\{!0\}/);
-    if (name === 'reduce') expect(ptx.code).toMatch(/\.shared .*\[256\]/);
-    // The host launches it on CUDA (platform 1, device 0) with the PTX embedded.
-    expect(r.llvm).toMatch(/call void @anydsl_launch_kernel\(i32 1, ptr @anydsl_nvvm_program_key, ptr @anydsl_nvvm_program/);
+    for (const i of KERNELS) expect(ptx.code).toContain(`.entry nvvm_kernel_${i}(`);
+    expect(ptx.llvm).toContain(`!nvvm.annotations = !{${KERNELS.map((i) => `!${i}`).join(', ')}}`);
+    // reduce and histogram keep their shared arrays in shared memory.
+    expect(ptx.code).toMatch(/\.shared .*\[256\]/);
+    expect(ptx.code).toMatch(/atom\.shared\.add/);
+    expect(ptx.code).toMatch(/atom\.global\.add/);
+    // The host launches them on CUDA (platform 1, device 0) with the PTX embedded.
+    expect(r.llvm.match(/call void @anydsl_launch_kernel\(i32 1, ptr @anydsl_nvvm_program_key, ptr @anydsl_nvvm_program,/g)).toHaveLength(PROGRAMS.length);
   });
 });
 

@@ -14,8 +14,22 @@ export interface GpuProgram {
 
 /** `program` for `target`: `opencl_accelerator(0)` and `alloc_opencl(0, …)`, or the CUDA ones. */
 export function gpuProgram(program: GpuProgram, target: GpuTarget): string {
+  return helpers + forTarget(program.text, target);
+}
+
+/**
+ * All of PROGRAMS as one program for `target` (one build, one device program): each one's
+ * main renamed, and a main that runs them in order, each after a line with its name.
+ */
+export function allPrograms(target: GpuTarget): string {
+  const mains = PROGRAMS.map((p) => forTarget(p.text, target).replace('fn main() -> i32', `fn main_${p.name}() -> i32`));
+  const calls = PROGRAMS.map((p) => `    println("== ${p.name}");\n    status |= main_${p.name}();`).join('\n');
+  return `${helpers}${mains.join('\n')}\nfn main() -> i32 {\n    let mut status = 0;\n${calls}\n    status\n}\n`;
+}
+
+function forTarget(text: string, target: GpuTarget): string {
   const alloc = target === 'opencl' ? 'alloc_opencl' : 'alloc_cuda';
-  return program.text.replaceAll('ACC', `${target}_accelerator(0)`).replaceAll('ALLOC', alloc);
+  return text.replaceAll('ACC', `${target}_accelerator(0)`).replaceAll('ALLOC', alloc);
 }
 
 const helpers = `
@@ -28,7 +42,7 @@ export const PROGRAMS: readonly GpuProgram[] = [
   {
     // Elementwise: every third item leaves early, the others scale their element in place.
     name: 'map',
-    text: `${helpers}
+    text: `
 fn main() -> i32 {
     let n = 96;
     let host = alloc_cpu(n as i64 * 4i64);
@@ -54,7 +68,7 @@ fn main() -> i32 {
     // A 3x3 weighted stencil over a 37x23 image with clamped borders, in 8x4 blocks: the
     // grid is rounded up, so the items outside the image leave at once.
     name: 'stencil',
-    text: `${helpers}
+    text: `
 fn main() -> i32 {
     let w = 37;
     let h = 23;
@@ -94,7 +108,7 @@ fn main() -> i32 {
     // A block reduction: each block of 64 sums its elements in shared memory with a tree of
     // barriers, the host adds the block sums.
     name: 'reduce',
-    text: `${helpers}
+    text: `
 fn main() -> i32 {
     let n = 1024;
     let block = 64;
@@ -133,7 +147,7 @@ fn main() -> i32 {
     // A histogram: every item adds to a global bin with an atomic, and counts its block's
     // items in a shared counter reset by item 0 behind a barrier.
     name: 'histogram',
-    text: `${helpers}
+    text: `
 fn main() -> i32 {
     let n = 256;
     let bins = 8;
@@ -165,7 +179,7 @@ fn main() -> i32 {
     // Divergent control flow: data-dependent loops with break and early return, a match, and
     // values of several types passed by value (i64, f64, u8, bool, a tuple).
     name: 'divergent',
-    text: `${helpers}
+    text: `
 fn main() -> i32 {
     let n = 128;
     let output = alloc_cpu(n as i64 * 8i64);
