@@ -44,23 +44,31 @@ export function reversePostOrder<T>(start: T, successors: (n: T) => readonly T[]
  * them from `memo`). A node with no children is a leaf.
  */
 export function foldUp<T, V>(root: T, memo: Map<T, V>, children: (n: T) => readonly T[], value: (n: T) => V): V {
-  const stack: T[] = [root];
-  while (stack.length) {
-    const n = stack[stack.length - 1]!;
-    if (memo.has(n)) {
-      stack.pop();
+  // A node is expanded (its missing children pushed above it) once, and valued when the
+  // walk comes back to it: every child pushed above it has its value by then (a DAG).
+  // `children` is asked once per node, not again on the way back.
+  const nodes: T[] = [root];
+  const expanded: boolean[] = [false];
+  while (nodes.length) {
+    const top = nodes.length - 1;
+    const n = nodes[top]!;
+    if (expanded[top]) {
+      nodes.pop();
+      expanded.pop();
+      if (!memo.has(n)) memo.set(n, value(n));
       continue;
     }
-    let pending = false;
-    for (const c of children(n)) {
-      if (!memo.has(c)) {
-        stack.push(c);
-        pending = true;
-      }
+    if (memo.has(n)) {
+      nodes.pop();
+      expanded.pop();
+      continue;
     }
-    if (pending) continue;
-    memo.set(n, value(n));
-    stack.pop();
+    expanded[top] = true;
+    for (const c of children(n)) {
+      if (memo.has(c)) continue;
+      nodes.push(c);
+      expanded.push(false);
+    }
   }
   return memo.get(root)!;
 }

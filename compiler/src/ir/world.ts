@@ -147,7 +147,10 @@ export class World {
   // ------------------------------------------------------------ primop construction
 
   private make(tag: PrimOpTag, type: IRType, ops: readonly Def[], payload?: unknown): PrimOp {
-    const key = `${tag}|${type.gid}|${ops.map((o) => o.gid).join(',')}|${payloadKey(payload)}`;
+    // Built without an intermediate array: every primop the passes build or rebuild (most of them CSE hits) makes a key.
+    let key = `${tag}|${type.gid}|`;
+    for (let i = 0; i < ops.length; i++) key += i === 0 ? `${ops[i]!.gid}` : `,${ops[i]!.gid}`;
+    key += `|${payloadKey(payload)}`;
     let p = this.cse.get(key);
     if (!p) {
       p = new PrimOp(tag, type, ops, payload);
