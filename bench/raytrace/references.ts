@@ -13,7 +13,8 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Bvh, BvhNode } from '../../libs/raytrace/bvh.ts';
 import type { Mesh } from '../../libs/raytrace/mesh.ts';
-import { decodeHits, encodeRaysBinary, type Hits, type Rays } from '../../libs/raytrace/rays.ts';
+import { decodeHits, encodeRaysBinary, type Hits, RAY_FLOATS, type Rays } from '../../libs/raytrace/rays.ts';
+import { compareHits, traceBruteForce } from '../../libs/raytrace/reference.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..', '..');
@@ -229,4 +230,37 @@ function decodeTree(bytes: Uint8Array): Bvh {
     nodes[i] = { bounds, children: leaf ? [] : Array.from(items), prims: leaf ? items : new Uint32Array(0) };
   }
   return { arity, nodes, root: view.getUint32(16, true) };
+}
+
+export interface Agreement {
+  /** Rays where ours and Embree disagree (beyond ties within 1e-4 relative). */
+  disagree: number;
+  /** Of those, rays where ours also disagrees with the float64 brute-force reference: our errors. */
+  oursWrong: number;
+}
+
+/**
+ * Compares our hits with Embree's ray by ray; each ray they disagree on is traced by the
+ * brute-force reference (every triangle, float64), which says whose answer is right.
+ * Embree's Möller–Trumbore test is not watertight: a ray through a shared edge can slip
+ * between two triangles, or take one the exact test misses, and that is not our error.
+ */
+export function judgeAgainstEmbree(mesh: Mesh, rays: Rays, embree: Hits, ours: Hits, anyHit: boolean): Agreement {
+  const bad = compareHits(mesh, rays, embree, ours, { anyHit });
+  if (bad.length === 0) return { disagree: 0, oursWrong: 0 };
+  const subset: Rays = { count: bad.length, data: new Float32Array(bad.length * RAY_FLOATS) };
+  bad.forEach((b, i) => subset.data.set(rays.data.subarray(b.ray * RAY_FLOATS, (b.ray + 1) * RAY_FLOATS), i * RAY_FLOATS));
+  const pick = (h: Hits): Hits => ({ prim: Int32Array.from(bad, (b) => h.prim[b.ray]!), t: Float32Array.from(bad, (b) => h.t[b.ray]!) });
+  const exact = traceBruteForce(mesh, subset, { anyHit });
+  return { disagree: bad.length, oursWrong: compareHits(mesh, subset, exact, pick(ours), { anyHit }).length };
+}
+
+/** "agree", or how many rays differ and whose answer the exact reference takes. */
+export function describeAgreement(a: Agreement, rays: number): string {
+  if (a.disagree === 0) return 'agree';
+  const embrees = a.disagree - a.oursWrong;
+  const parts = [];
+  if (embrees) parts.push(`${embrees} where ours matches the exact reference and Embree does not`);
+  if (a.oursWrong) parts.push(`${a.oursWrong} where OURS DIFFERS from the exact reference`);
+  return `${a.disagree} of ${rays} differ: ${parts.join(', ')}`;
 }

@@ -28,9 +28,19 @@ import { compileTracers, type FlatScene, flatten, type PacketSize, type Tracer, 
 import type { Mesh } from '../../libs/raytrace/mesh.ts';
 import { loadObj } from '../../libs/raytrace/obj.ts';
 import { type Hits, makeHits, type Rays } from '../../libs/raytrace/rays.ts';
-import { compareHits } from '../../libs/raytrace/reference.ts';
 import { ANY_HIT, loadWorkloads, type Workload, WORKLOADS } from '../../libs/raytrace/workloads.ts';
-import { EMBREE_MODES, EMBREE_TITLE, type EmbreeMode, embreeBuildBvh, embreeTrace, type EmbreeTrace, missingEmbreePackages } from './references.ts';
+import {
+  type Agreement,
+  describeAgreement,
+  EMBREE_MODES,
+  EMBREE_TITLE,
+  type EmbreeMode,
+  embreeBuildBvh,
+  embreeTrace,
+  type EmbreeTrace,
+  judgeAgainstEmbree,
+  missingEmbreePackages,
+} from './references.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..', '..');
@@ -110,7 +120,7 @@ interface Cell {
   arity: 4 | 8;
   workload: Workload;
   rays: number;
-  ours: Partial<Record<VariantName, { mrays: number; ms: number[]; disagree?: number }>>;
+  ours: Partial<Record<VariantName, { mrays: number; ms: number[]; agreement?: Agreement }>>;
   embree?: Partial<Record<EmbreeMode, { mrays: number; ms: number[] }>>;
 }
 
@@ -152,8 +162,8 @@ async function main(): Promise<number> {
   const names = cli.scene!.length ? cli.scene! : DEFAULT_SCENES;
   const cells: Cell[] = [];
   const buildRows: BuildRow[] = [];
-  let embreeAbout = '';
-  let disagreements = 0;
+  const embreeAbout = new Set<string>();
+  let oursWrong = 0;
   for (const name of names) {
     const file = sceneFile(name);
     log(`${name}: reading ${path.relative(process.cwd(), file)}`);
@@ -191,7 +201,7 @@ async function main(): Promise<number> {
       if (withEmbree) {
         log(`${label} BVH${arity}: ${EMBREE_TITLE} (${builds} scene builds, ${EMBREE_MODES.length} APIs × 3 workloads × ${runs + 1} runs)`);
         embree = await embreeTrace(mesh, WORKLOADS.map((w) => ({ rays: sets[w], anyHit: ANY_HIT[w], coherent: w === 'primary' })), { arity, modes: EMBREE_MODES, runs, threads, builds });
-        embreeAbout = `${EMBREE_TITLE} (version ${embree.version}; ${embree.config})`;
+        embreeAbout.add(`${EMBREE_TITLE} (version ${embree.version}; ${embree.config})`);
         row.embreeCommitMs = embree.buildMs;
         row.embreeBytesPerTri = embree.bytes / mesh.triangleCount;
         log(`${label} BVH${arity}: ${EMBREE_TITLE}'s own tree (rtcBuildBVH, ${builds}×)`);
@@ -215,9 +225,10 @@ async function main(): Promise<number> {
       await traceOurs(tracers, flat, sets, (w, v, ms, hits) => {
         const cell = byWorkload.get(w)!;
         const ref = embree?.jobs[WORKLOADS.indexOf(w)]?.modes.single?.hits;
-        const disagree = ref ? compareHits(mesh, sets[w], ref, hits, { anyHit: ANY_HIT[w] }).length : undefined;
-        disagreements += disagree ?? 0;
-        cell.ours[v] = { mrays: mrays(sets[w].count, ms), ms, disagree };
+        const agreement = ref ? judgeAgainstEmbree(mesh, sets[w], ref, hits, ANY_HIT[w]) : undefined;
+        oursWrong += agreement?.oursWrong ?? 0;
+        cell.ours[v] = { mrays: mrays(sets[w].count, ms), ms, agreement };
+        log(`  ${w} ${v}: ${cell.ours[v]!.mrays.toFixed(2)} Mrays/s${agreement ? `, hits vs ${EMBREE_TITLE}: ${describeAgreement(agreement, sets[w].count)}` : ''}`);
       });
       for (const [j, w] of WORKLOADS.entries()) {
         const cell = byWorkload.get(w)!;
@@ -231,11 +242,12 @@ async function main(): Promise<number> {
   printBuildTable(buildRows);
   console.log('');
   console.log(`machine: ${os.cpus()[0]?.model ?? 'unknown CPU'}, ${os.availableParallelism()} cores; ${threads} thread${threads > 1 ? 's' : ''} per side; ${width}×${height} primary rays, 1 AO and 1 diffuse ray per primary hit (seed 1); medians of ${runs} warm runs`);
-  if (embreeAbout) console.log(`reference: ${embreeAbout}; its rays in SoA packets and reset before each run outside the timed region`);
+  for (const about of embreeAbout) console.log(`reference: ${about}`);
+  if (embreeAbout.size) console.log(`${EMBREE_TITLE}'s rays are reset (and packets transposed to SoA) before each run, outside the timed region`);
   mkdirSync(path.dirname(cli.json!), { recursive: true });
-  writeFileSync(cli.json!, `${JSON.stringify({ machine: os.cpus()[0]?.model, threads, width, height, runs, builds, embree: embreeAbout, cells, builders: buildRows }, null, 2)}\n`);
+  writeFileSync(cli.json!, `${JSON.stringify({ machine: os.cpus()[0]?.model, threads, width, height, runs, builds, embree: [...embreeAbout], cells, builders: buildRows }, null, 2)}\n`);
   console.log(`raw numbers: ${path.relative(process.cwd(), cli.json!)}`);
-  return disagreements > 0 ? 1 : 0;
+  return oursWrong > 0 ? 1 : 0;
 }
 
 function printRows(header: string[], rows: string[][]): void {
@@ -259,7 +271,9 @@ function printTraceTable(cells: Cell[]): void {
   const rows = cells.map((c) => {
     const ob = best(c.ours);
     const eb = c.embree ? best(c.embree) : undefined;
-    const disagree = Object.values(c.ours).map((o) => o!.disagree);
+    // The variant that agrees least speaks for the cell.
+    const agreements = Object.values(c.ours).map((o) => o!.agreement);
+    const worst = agreements.reduce<Agreement | undefined>((w, a) => (a && (!w || a.oursWrong > w.oursWrong || (a.oursWrong === w.oursWrong && a.disagree > w.disagree)) ? a : w), undefined);
     return [
       c.scene,
       `${c.arity}`,
@@ -270,7 +284,7 @@ function printTraceTable(cells: Cell[]): void {
       ob && eb ? `${(ob[1] / eb[1]).toFixed(2)}×` : 'n/a',
       ...variants.map((v) => c.ours[v]?.mrays.toFixed(2) ?? '-'),
       ...EMBREE_MODES.map((m) => c.embree?.[m]?.mrays.toFixed(2) ?? 'n/a'),
-      disagree.some((d) => d === undefined) ? 'n/a' : disagree.every((d) => d === 0) ? 'agree' : `DIFFER (${Math.max(...(disagree as number[]))} of ${c.rays})`,
+      worst ? describeAgreement(worst, c.rays) : 'n/a',
     ];
   });
   printRows(header, rows);

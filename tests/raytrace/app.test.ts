@@ -123,9 +123,11 @@ describe('--compare embree', () => {
       expect(r.out).toMatch(new RegExp(`^${w}: \\d+ rays, .*: [\\d.]+ Mrays/s`, 'm'));
       expect(r.out).toMatch(new RegExp(`^${w}: ours [\\d.]+ Mrays/s, Embree 3\\.13 best \\(\\w+\\) [\\d.]+ Mrays/s: ratio [\\d.]+×`, 'm'));
     }
-    const agreement = r.out.match(/hits: \d+ of \d+ disagree/g) ?? [];
+    // Each of Embree's 5 APIs on each workload; a ray where Embree's non-watertight test
+    // differs is judged by the exact reference, and ours must match that.
+    const agreement = r.out.match(/hits: .*$/gm) ?? [];
     expect(agreement).toHaveLength(15);
-    for (const a of agreement) expect(a).toMatch(/hits: 0 of/);
+    for (const a of agreement) expect(a).toMatch(/^hits: (agree|\d+ of \d+ differ: \d+ where ours matches the exact reference and Embree does not)$/);
   });
 });
 
