@@ -39,7 +39,7 @@ export interface AlignParams {
   threads?: number;
 }
 
-/** A score pass's result, with the last row of the matrix (H and E, as the traceback needs them). */
+/** A score pass's result and the score width that computed it. */
 export interface PassResult extends ScoreResult {
   /** The width that gave the result (16 unless a score left the 16-bit range). */
   width: Width;
