@@ -247,9 +247,10 @@ export function expectAgreement(tracers: readonly Tracer[], scene: FlatScene, me
 export function kernelSuite(arity: 2 | 4 | 8, extra: readonly TracerOptions[] = []): void {
   describe(`BVH${arity} traversal kernels against the brute-force reference`, () => {
     let tracers: Tracer[];
+    // Compiling the kernels (cached after the first run) takes minutes on a busy machine with a cold cache.
     beforeAll(async () => {
       tracers = await compileTracers(variantsFor(arity, extra));
-    });
+    }, 900_000);
     const leaf = arity === 8 ? 8 : 4;
 
     it('procedural scene: random and degenerate rays, then tmin/tmax cut at the reference hit', () => {
