@@ -285,7 +285,7 @@ function aggregate(cx: InstrContext, p: PrimOp): string {
     const first = cx.instr('vec', `insertelement ${ty} poison, ${cx.typed(ops[0]!)}, i64 0`);
     return cx.instr('splat', `shufflevector ${ty} ${first}, ${ty} poison, <${ops.length} x i32> zeroinitializer`);
   }
-  const plan = p.tag === 'vector' ? shufflePlan(ops) : undefined;
+  const plan = p.tag === 'vector' ? planOf(p) : undefined;
   if (plan) return shuffle(cx, ty, ops, plan);
   const skeleton = ops.map((o) => `${llvmType(o.type)} ${dynamic(o) ? 'undef' : cx.value(o)}`).join(', ');
   const open = p.tag === 'vector' ? '<' : isArray ? '[' : '{ ';
@@ -315,10 +315,10 @@ interface ShufflePlan {
  * A vector (not a splat) whose lanes are elements of at most two vectors of one type at
  * constant indices, or constants: one shufflevector (and a select of the constant lanes).
  * The strided accesses of the vectoriser pick every s-th element of a load, or spread
- * lanes for a store, this way. Undefined for any other vector.
+ * lanes for a store, this way. Null for any other vector.
  */
-function shufflePlan(ops: readonly Def[]): ShufflePlan | undefined {
-  if (isSplat(ops)) return undefined;
+function shufflePlan(ops: readonly Def[]): ShufflePlan | null {
+  if (isSplat(ops)) return null;
   const sources: Def[] = [];
   const picks: (number | undefined)[] = [];
   for (const o of ops) {
@@ -326,20 +326,29 @@ function shufflePlan(ops: readonly Def[]): ShufflePlan | undefined {
       picks.push(undefined);
       continue;
     }
-    if (!(o instanceof PrimOp) || o.tag !== 'extract' || !isVector(o.op(0).type)) return undefined;
+    if (!(o instanceof PrimOp) || o.tag !== 'extract' || !isVector(o.op(0).type)) return null;
     const [source, at] = [o.op(0), o.op(1)];
-    if (!isLit(at)) return undefined;
+    if (!isLit(at)) return null;
     const length = (source.type as PrimType | PtrVectorType).length;
     const index = Number(at.payload);
-    if (!(index >= 0 && index < length)) return undefined;
+    if (!(index >= 0 && index < length)) return null;
     let k = sources.indexOf(source);
     if (k < 0) {
-      if (sources.length === 2 || (sources.length === 1 && sources[0]!.type !== source.type)) return undefined;
+      if (sources.length === 2 || (sources.length === 1 && sources[0]!.type !== source.type)) return null;
       k = sources.push(source) - 1;
     }
     picks.push(k * length + index);
   }
-  return sources.length > 0 ? { sources, picks } : undefined;
+  return sources.length > 0 ? { sources, picks } : null;
+}
+
+/** Shuffle plans by vector primop: every extract a vector reads asks for its plan (`onlyShuffled`). */
+const plans = new WeakMap<PrimOp, ShufflePlan | null>();
+
+function planOf(v: PrimOp): ShufflePlan | undefined {
+  let plan = plans.get(v);
+  if (plan === undefined) plans.set(v, (plan = shufflePlan(v.ops)));
+  return plan ?? undefined;
 }
 
 function shuffle(cx: InstrContext, ty: string, ops: readonly Def[], { sources, picks }: ShufflePlan): string {
@@ -358,7 +367,7 @@ function shuffle(cx: InstrContext, ty: string, ops: readonly Def[], { sources, p
 function onlyShuffled(p: PrimOp): boolean {
   if (p.uses.size === 0) return false;
   for (const { user } of p.uses.values()) {
-    if (!(user instanceof PrimOp) || user.tag !== 'vector' || !shufflePlan(user.ops)) return false;
+    if (!(user instanceof PrimOp) || user.tag !== 'vector' || !planOf(user)) return false;
   }
   return true;
 }
