@@ -4,21 +4,21 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { vi } from 'vitest';
+import { runApp as runImageApp } from '../image/support.ts';
 
-/** Runs `main(args)` with everything it prints captured. */
+/**
+ * Runs `main(args)` with everything it prints captured: the image apps' runner (console and
+ * stderr) plus standard output, where align writes its alignments. An app prints either
+ * through console.log (with -o) or to standard output, so joining the two keeps the order.
+ */
 export async function runApp(main: (argv: string[]) => Promise<number>, args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = '';
-  let err = '';
-  const spies = [
-    vi.spyOn(console, 'log').mockImplementation((...a) => void (out += `${a.join(' ')}\n`)),
-    vi.spyOn(console, 'error').mockImplementation((...a) => void (err += `${a.join(' ')}\n`)),
-    vi.spyOn(process.stdout, 'write').mockImplementation((s) => ((out += String(s)), true)),
-    vi.spyOn(process.stderr, 'write').mockImplementation((s) => ((err += String(s)), true)),
-  ];
+  let stdout = '';
+  const spy = vi.spyOn(process.stdout, 'write').mockImplementation((s) => ((stdout += String(s)), true));
   try {
-    return { code: await main(args), out, err };
+    const r = await runImageApp(main, args);
+    return { ...r, out: r.out + stdout };
   } finally {
-    for (const s of spies) s.mockRestore();
+    spy.mockRestore();
   }
 }
 
