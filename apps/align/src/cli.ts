@@ -73,7 +73,7 @@ export function buildCommand(): Command {
     .option('--gap-open <O>', 'the gap-open penalty, a positive integer (implies --affine)', penalty)
     .option('--gap-extend <E>', 'the gap-extend penalty, at most the gap-open penalty (implies --affine)', penalty)
     .option('--gap <G>', 'the penalty per gap residue (implies --linear)', penalty)
-    .option('--match <M>', `the score of equal residues (default ${nuc.match}; nucleotides by default, proteins only when given)`, score)
+    .option('--match <M>', `the score of equal residues (default ${nuc.match}; proteins are scored by a matrix unless --match or --mismatch is given)`, score)
     .option('--mismatch <X>', `the score of different residues, signed (default ${nuc.mismatch})`, score)
     .option('--matrix <name|file>', `a substitution matrix: ${MATRIX_NAMES.join(', ')}, or a file in NCBI's text format (default for proteins: ${prot.matrix})`)
     .addOption(new Option('--alphabet <kind>', 'what the sequences are (default: detected; nucleotides when every letter is a nucleotide code and 90% are ACGTUN)').choices(ALPHABETS))
@@ -83,7 +83,7 @@ export function buildCommand(): Command {
         .choices(['auto', ...SCHEDULES])
         .default('auto'),
     )
-    .option('--threads <n>', 'threads for the kernels (default: every core)', integerFrom(1, 1024), os.availableParallelism())
+    .option('--threads <n>', 'threads for the kernels', integerFrom(1, 1024), os.availableParallelism())
     .addOption(new Option('--format <format>', `pretty: EMBOSS-like text; tsv: one line per pair (${tsvColumns(false).join(', ')}; with --score-only ${tsvColumns(true).slice(5).join(', ')}); sam: SAM with CIGAR and AS:i:; json`).choices(OUTPUT_FORMATS).default('pretty'))
     .option('-o, --output <file>', 'write the output here (replaced only once complete) instead of standard output')
     .option('--bench <N>', `align everything N more times and print the median time and GCUPS (at most ${MAX_BENCH_RUNS})`, integerFrom(1, MAX_BENCH_RUNS))
