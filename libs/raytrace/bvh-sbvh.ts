@@ -6,7 +6,8 @@
 // and a straddler stays whole on one side when that is cheaper (the paper's reference
 // unsplitting). As in the paper, spatial splits are only tried where the object split's
 // children overlap by more than α = 1e-5 of the root's area, and references are capped at
-// 1.3× the triangles (beyond that, straddlers stay whole), so the tree stays small.
+// 1.3× the triangles, a budget each node shares among its children in proportion to their
+// references (beyond it, straddlers stay whole), so the tree stays small.
 //
 // Single-threaded: each node owns its list of references, so the plain build's fixed
 // ranges do not apply. The result is the same binary form the plain build produces.
@@ -243,6 +244,8 @@ class IdList {
 interface Job {
   node: number;
   refs: Uint32Array;
+  /** References this subtree may still add by splitting (its share of the 1.3× budget). */
+  extra: number;
 }
 
 /** A binary SBVH over the mesh in the form bvh.ts collapses. */
@@ -272,7 +275,7 @@ export function buildSpatialBinary(mesh: Mesh, maxLeafSize: number, sah: SahCons
   const all = Uint32Array.from({ length: n }, (_, i) => i);
   rangeBounds(arraysFor(all), 0, n, bounds, 0);
   const rootArea = halfArea(bounds);
-  const stack: Job[] = [{ node: 0, refs: all }];
+  const stack: Job[] = [{ node: 0, refs: all, extra: budget - n }];
   let nodes = 1;
   const clip = new Float64Array(6), rightPart = new Float64Array(6);
   const sides = new Float64Array(12);
@@ -281,7 +284,9 @@ export function buildSpatialBinary(mesh: Mesh, maxLeafSize: number, sah: SahCons
   const spatialChildren = new Float64Array(12);
   const left = new IdList(), right = new IdList();
   while (stack.length > 0) {
-    const { node, refs: ids } = stack.pop()!;
+    const job = stack.pop()!;
+    const { node, refs: ids } = job;
+    let extra = job.extra;
     const k = ids.length;
     const a = arraysFor(ids);
     rangeBounds(a, 0, k, bounds, 0);
@@ -314,7 +319,7 @@ export function buildSpatialBinary(mesh: Mesh, maxLeafSize: number, sah: SahCons
 
     // The best spatial split: bins over the node's box on each axis, references entering and leaving them.
     let spatialCost = Infinity, spAxis = -1, spBin = 0, spLo = 0, spWidth = 0;
-    if (k > 1 && (objAxis < 0 || overlap > ALPHA * rootArea)) {
+    if (k > 1 && extra > 0 && (objAxis < 0 || overlap > ALPHA * rootArea)) {
       for (let axis = 0; axis < 3; axis++) {
         const lo = bounds[axis]!, extent = bounds[axis + 3]! - lo;
         if (!(extent > 0)) continue;
@@ -399,7 +404,7 @@ export function buildSpatialBinary(mesh: Mesh, maxLeafSize: number, sah: SahCons
         const splitCost = aL * nl + aR * nr;
         const toLeft = unionHalfArea(spatialChildren, 0, rb, o) * nl + aR * (nr - 1);
         const toRight = aL * (nl - 1) + unionHalfArea(spatialChildren, 6, rb, o) * nr;
-        if (refs.count < budget && splitCost <= toLeft && splitCost <= toRight) {
+        if (extra > 0 && splitCost <= toLeft && splitCost <= toRight) {
           clippedBox(mesh, refs.prim[id]!, spAxis, plane, Infinity, rb, o, rightPart);
           clippedBox(mesh, refs.prim[id]!, spAxis, -Infinity, plane, rb, o, clip);
           const keepLeft = clip[spAxis]! <= clip[spAxis + 3]!, keepRight = rightPart[spAxis]! <= rightPart[spAxis + 3]!;
@@ -407,6 +412,7 @@ export function buildSpatialBinary(mesh: Mesh, maxLeafSize: number, sah: SahCons
             for (let q = 0; q < 6; q++) refs.bounds[o + q] = clip[q]!;
             left.push(id);
             right.push(refs.add(refs.prim[id]!, rightPart));
+            extra--;
             continue;
           }
           (keepLeft ? left : right).push(id);
@@ -440,7 +446,10 @@ export function buildSpatialBinary(mesh: Mesh, maxLeafSize: number, sah: SahCons
     nodeA[node] = l;
     nodeB[node] = r;
     nodeCount[node] = 0;
-    stack.push({ node: r, refs: right.take() }, { node: l, refs: left.take() });
+    // The budget left is shared in proportion to the children's references (as Embree does), so
+    // the first subtrees built do not spend it all.
+    const leftExtra = Math.floor((extra * left.length) / (left.length + right.length));
+    stack.push({ node: r, refs: right.take(), extra: extra - leftExtra }, { node: l, refs: left.take(), extra: leftExtra });
   }
   const arrays: BuildArrays = {
     refBounds: refs.bounds, order: order.take(), nodeBounds, nodeA, nodeB, nodeCount, maxLeafSize, ...sah,
