@@ -1,4 +1,4 @@
-// The scalar and SIMD-stripe score kernels against the reference (kernels-score.ts).
+// The SIMD-stripe score kernels against the reference (kernels-score.ts).
 import { scoreSuite } from './kernels-score.ts';
 
-scoreSuite(['scalar', 'simd'], 16);
+scoreSuite(['simd'], 16);
