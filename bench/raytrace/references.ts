@@ -237,6 +237,8 @@ export interface Agreement {
   disagree: number;
   /** Of those, rays where ours also disagrees with the float64 brute-force reference: our errors. */
   oursWrong: number;
+  /** The first of our errors: the ray, our hit and the exact one. */
+  firstWrong?: string;
 }
 
 /**
@@ -252,7 +254,11 @@ export function judgeAgainstEmbree(mesh: Mesh, rays: Rays, embree: Hits, ours: H
   bad.forEach((b, i) => subset.data.set(rays.data.subarray(b.ray * RAY_FLOATS, (b.ray + 1) * RAY_FLOATS), i * RAY_FLOATS));
   const pick = (h: Hits): Hits => ({ prim: Int32Array.from(bad, (b) => h.prim[b.ray]!), t: Float32Array.from(bad, (b) => h.t[b.ray]!) });
   const exact = traceBruteForce(mesh, subset, { anyHit });
-  return { disagree: bad.length, oursWrong: compareHits(mesh, subset, exact, pick(ours), { anyHit }).length };
+  const wrong = compareHits(mesh, subset, exact, pick(ours), { anyHit });
+  const hit = (h: { prim: number; t: number }) => (h.prim < 0 ? 'a miss' : `triangle ${h.prim} at t ${h.t.toPrecision(7)}`);
+  const w = wrong[0];
+  const firstWrong = w && `ray ${bad[w.ray]!.ray}: ours ${hit(w.actual)}, exact ${hit(w.expected)}`;
+  return { disagree: bad.length, oursWrong: wrong.length, firstWrong };
 }
 
 /** "agree", or how many rays differ and whose answer the exact reference takes. */
@@ -261,6 +267,6 @@ export function describeAgreement(a: Agreement, rays: number): string {
   const embrees = a.disagree - a.oursWrong;
   const parts = [];
   if (embrees) parts.push(`${embrees} where ours matches the exact reference and Embree does not`);
-  if (a.oursWrong) parts.push(`${a.oursWrong} where OURS DIFFERS from the exact reference`);
+  if (a.oursWrong) parts.push(`${a.oursWrong} where OURS DIFFERS from the exact reference (${a.firstWrong})`);
   return `${a.disagree} of ${rays} differ: ${parts.join(', ')}`;
 }

@@ -16,10 +16,10 @@ import { missingEmbreePackages } from '../../bench/raytrace/references.ts';
 import { defaultCamera } from '../../libs/raytrace/camera.ts';
 import type { Mesh } from '../../libs/raytrace/mesh.ts';
 import { proceduralScene } from '../../libs/raytrace/procedural.ts';
-import { formatFloat32, formatRaysText, parseRaysText, readHits, type Rays } from '../../libs/raytrace/rays.ts';
+import { formatFloat32, formatRaysText, parseRaysText, readHits } from '../../libs/raytrace/rays.ts';
 import { compareHits, traceBruteForce } from '../../libs/raytrace/reference.ts';
 import { runApp as run } from '../image/support.ts';
-import { random } from '../random.ts';
+import { randomRays } from './rays-random.ts';
 
 let dir: string;
 const file = (name: string) => path.join(dir, name);
@@ -33,26 +33,12 @@ function toObj(m: Mesh): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** Rays from random points around the scene towards random points in it, some with a finite tmax. */
-function randomRays(count: number, seed: number): Rays {
-  const next = random(seed);
-  const b = mesh.bounds();
-  const data = new Float32Array(count * 8);
-  const inBox = (k: number, grow: number) => b[k]! - grow + (b[k + 3]! - b[k]! + 2 * grow) * next();
-  for (let i = 0; i < count; i++) {
-    const o = [inBox(0, 4), inBox(1, 4), inBox(2, 4)];
-    const t = [inBox(0, 0), inBox(1, 0), inBox(2, 0)];
-    data.set([o[0]!, o[1]!, o[2]!, t[0]! - o[0]!, t[1]! - o[1]!, t[2]! - o[2]!, 0, i % 3 === 0 ? 0.5 + next() : Infinity], i * 8);
-  }
-  return { count, data };
-}
-
 beforeAll(() => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'trace-app-'));
   writeFileSync(file('scene.obj'), toObj(mesh));
   writeFileSync(file('broken.obj'), 'v 0 0 0\nv 1 0 0\nf 1 2 7\n');
   writeFileSync(file('empty.obj'), 'v 0 0 0\nv 1 0 0\nv 0 1 0\n');
-  writeFileSync(file('rays.txt'), formatRaysText(randomRays(300, 5)));
+  writeFileSync(file('rays.txt'), formatRaysText(randomRays(mesh, 300, 5)));
   writeFileSync(file('bad-rays.txt'), '0 0 0 1 0 0 0 inf\n0 0 0 0 0 0 0 1\n');
   mkdirSync(file('dir.png'));
 });
