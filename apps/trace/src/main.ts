@@ -62,7 +62,7 @@ function command(): Command {
     .option('--height <pixels>', 'image height', integerFrom(1, 16384), 600)
     .option('--camera <eye,at,up,fov>', 'ten numbers: eye x,y,z, the point looked at, the up vector, vertical field of view in degrees (default: the scene\'s viewpoint for the benchmark scenes, else one framing the whole scene)', cameraOption)
     .option('--spp <n>', 'samples per pixel, jittered within the pixel and averaged', integerFrom(1, 4096), 1)
-    .option('--rays <file>', 'trace these rays instead of rendering: one per line `ox oy oz dx dy dz tmin tmax`, or the binary form (rays.ts)')
+    .option('--rays <file>', 'trace these rays (and render only with -o): one per line `ox oy oz dx dy dz tmin tmax`, or the binary form (rays.ts)')
     .option('--hits <file>', 'where --rays\' hits go: one line per ray `prim t` (-1 -1 for a miss), `1`/`0` with --any-hit; binary for a .bin name')
     .option('--any-hit', 'with --rays: occlusion, whether anything is hit between tmin and tmax')
     .option('--bench <runs>', `time the tracer over N more runs (at most ${MAX_BENCH_RUNS}) and print the median Mrays/s of each workload (primary, AO, diffuse; or the --rays)`, integerFrom(1, MAX_BENCH_RUNS))
