@@ -6,8 +6,8 @@
 // and a straddler stays whole on one side when that is cheaper (the paper's reference
 // unsplitting). As in the paper, spatial splits are only tried where the object split's
 // children overlap by more than α = 1e-5 of the root's area, and references are capped at
-// 1.3× the triangles, a budget each node shares among its children in proportion to their
-// references (beyond it, straddlers stay whole), so the tree stays small.
+// 1.3× the triangles (nodes are built breadth first, so the budget is spent from the top
+// down; beyond it, straddlers stay whole), so the tree stays small.
 //
 // Single-threaded: each node owns its list of references, so the plain build's fixed
 // ranges do not apply. The result is the same binary form the plain build produces.
@@ -244,8 +244,6 @@ class IdList {
 interface Job {
   node: number;
   refs: Uint32Array;
-  /** References this subtree may still add by splitting (its share of the 1.3× budget). */
-  extra: number;
 }
 
 /** A binary SBVH over the mesh in the form bvh.ts collapses. */
@@ -275,7 +273,10 @@ export function buildSpatialBinary(mesh: Mesh, maxLeafSize: number, sah: SahCons
   const all = Uint32Array.from({ length: n }, (_, i) => i);
   rangeBounds(arraysFor(all), 0, n, bounds, 0);
   const rootArea = halfArea(bounds);
-  const stack: Job[] = [{ node: 0, refs: all, extra: budget - n }];
+  // Breadth first: the 1.3× budget goes to the top of the tree, where a split matters most,
+  // and what the top leaves over to the levels below (sharing it among subtrees in
+  // proportion to their size, as Embree does, left Crytek Sponza's SBVH 10% worse).
+  const queue: (Job | undefined)[] = [{ node: 0, refs: all }];
   let nodes = 1;
   const clip = new Float64Array(6), rightPart = new Float64Array(6);
   const sides = new Float64Array(12);
@@ -283,10 +284,11 @@ export function buildSpatialBinary(mesh: Mesh, maxLeafSize: number, sah: SahCons
   const enter = new Int32Array(SPATIAL_BINS), exit = new Int32Array(SPATIAL_BINS), rightCost = new Float64Array(SPATIAL_BINS);
   const spatialChildren = new Float64Array(12);
   const left = new IdList(), right = new IdList();
-  while (stack.length > 0) {
-    const job = stack.pop()!;
-    const { node, refs: ids } = job;
-    let extra = job.extra;
+  let head = 0;
+  while (head < queue.length) {
+    const { node, refs: ids } = queue[head]!;
+    queue[head++] = undefined; // its references are no longer needed
+    let extra = budget - refs.count;
     const k = ids.length;
     const a = arraysFor(ids);
     rangeBounds(a, 0, k, bounds, 0);
@@ -446,10 +448,7 @@ export function buildSpatialBinary(mesh: Mesh, maxLeafSize: number, sah: SahCons
     nodeA[node] = l;
     nodeB[node] = r;
     nodeCount[node] = 0;
-    // The budget left is shared in proportion to the children's references (as Embree does), so
-    // the first subtrees built do not spend it all.
-    const leftExtra = Math.floor((extra * left.length) / (left.length + right.length));
-    stack.push({ node: r, refs: right.take(), extra: extra - leftExtra }, { node: l, refs: left.take(), extra: leftExtra });
+    queue.push({ node: l, refs: left.take() }, { node: r, refs: right.take() });
   }
   const arrays: BuildArrays = {
     refBounds: refs.bounds, order: order.take(), nodeBounds, nodeA, nodeB, nodeCount, maxLeafSize, ...sah,
