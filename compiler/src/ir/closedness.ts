@@ -121,14 +121,14 @@ function nestedFlags(all: readonly Continuation[], index: ReadonlyMap<Continuati
       const i = index.get(d.continuation);
       return i === undefined ? null : { deepest: i, outermost: i };
     }
-    if (d instanceof PrimOp) return memoised(ownerMemo, d, (p) => merged(p.ops.map(leaf), dom));
+    if (d instanceof PrimOp) return memoised(ownerMemo, d, (p) => merged(p.ops, leaf, dom));
     return noOwners;
   };
   // The outermost owner of each body; the continuation itself only when it is the one owner.
   const own = new Int32Array(n).fill(NONE);
   const outside: number[] = [];
   for (let x = 0; x < n; x++) {
-    const o = merged(all[x]!.ops.map(leaf), dom);
+    const o = merged(all[x]!.ops, leaf, dom);
     if (o === null || (o.deepest !== NONE && !dom.dominates(o.deepest, x))) outside.push(x);
     else if (o.outermost !== x) own[x] = o.outermost;
   }
@@ -181,10 +181,15 @@ function closure(start: readonly number[], edges: readonly (readonly number[])[]
   return [...seen];
 }
 
-/** The union of owner paths; null when they are not one path of the dominator tree (or a param's continuation is unknown). */
-function merged(parts: readonly (Owners | null)[], dom: DomTree<number>): Owners | null {
+/**
+ * The union of the owner paths of `ops` (`leaf` of each); null when they are not one path
+ * of the dominator tree (or a param's continuation is unknown). No array of the parts:
+ * this runs for every primop and body.
+ */
+function merged(ops: readonly Def[], leaf: (d: Def) => Owners | null, dom: DomTree<number>): Owners | null {
   let acc = noOwners;
-  for (const o of parts) {
+  for (const d of ops) {
+    const o = leaf(d);
     if (o === null) return null;
     if (o.deepest === NONE || o === acc) continue;
     if (acc.deepest === NONE) {

@@ -19,12 +19,6 @@ export abstract class Def {
   protected _ops: Def[] = [];
   /** Keyed by `${user.gid}:${index}`. */
   readonly uses = new Map<string, Use>();
-  /**
-   * The use record of each operand slot, made once per slot: a continuation's body is
-   * set again and again (every jump, every rewiring), and a new key string and record
-   * per operand each time was a large share of the compiler's allocations.
-   */
-  private slots: Use[] | undefined;
   /** Source location for diagnostics (PE budget, verifier). */
   span: Span | null = null;
 
@@ -46,9 +40,8 @@ export abstract class Def {
   }
 
   /** The record of the use of operand `i`, with its key in the operand's `uses`. */
-  useOf(i: number): Use {
-    const slots = (this.slots ??= []);
-    return (slots[i] ??= { user: this, index: i, key: `${this.gid}:${i}` });
+  protected useOf(i: number): Use {
+    return { user: this, index: i, key: `${this.gid}:${i}` };
   }
 
   protected setOp(i: number, d: Def): void {
@@ -276,6 +269,17 @@ export class Continuation extends Def {
     return (this.argsOfBody ??= this._ops.slice(1));
   }
   private argsOfBody: readonly Def[] | undefined;
+  /**
+   * The use record of each operand slot, made once: a body is set again and again (every
+   * jump, every rewiring), and a new key string and record per operand each time was a
+   * large share of the allocations of the passes. (A primop sets its operands once.)
+   */
+  private slots: Use[] | undefined;
+
+  protected override useOf(i: number): Use {
+    const slots = (this.slots ??= []);
+    return (slots[i] ??= super.useOf(i));
+  }
 
   protected override setOp(i: number, d: Def): void {
     super.setOp(i, d);

@@ -17,12 +17,14 @@ export class Scope {
     this.defs.add(entry);
     const queue: Def[] = [...entry.params];
     for (const p of entry.params) this.defs.add(p);
+    const defs = this.defs;
     while (queue.length) {
       const d = queue.pop()!;
       for (const use of d.uses.values()) {
         const u = use.user;
-        if (this.defs.has(u)) continue;
-        this.defs.add(u);
+        // One lookup per user: add, and see whether the set grew.
+        const size = defs.size;
+        if (defs.add(u).size === size) continue;
         queue.push(u);
         if (u instanceof Continuation) {
           for (const p of u.params) {

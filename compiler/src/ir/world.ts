@@ -137,11 +137,12 @@ export class World {
       live.add(d);
       for (const o of d.ops) stack.push(o);
     }
-    for (const [key, p] of this.cse) {
-      if (live.has(p)) continue;
+    // forEach, not for-of: no [key, value] array per entry of a table of every primop.
+    this.cse.forEach((p, key) => {
+      if (live.has(p)) return;
       this.cse.delete(key);
-      p.ops.forEach((o, i) => o.uses.delete(p.useOf(i).key));
-    }
+      p.ops.forEach((o, i) => o.uses.delete(`${p.gid}:${i}`));
+    });
   }
 
   // ------------------------------------------------------------ primop construction
