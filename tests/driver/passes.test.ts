@@ -51,9 +51,9 @@ function runWork(w: World, n: number): unknown {
 }
 
 describe('the pass list', () => {
-  it('names the stages in the order the issue fixes: PE, lower2cff, vectorise, parallel, closure conversion, cleanup after each', () => {
+  it('names the stages in order: PE, lower2cff, kernel extraction, vectorise, parallel, closure conversion, cleanup after each', () => {
     expect(PASSES.map((p) => p.name)).toEqual([
-      'pe', 'cleanup', 'lower2cff', 'cleanup', 'vectorize', 'cleanup', 'parallel', 'cleanup', 'closure-convert', 'cleanup',
+      'pe', 'cleanup', 'lower2cff', 'cleanup', 'kernels', 'cleanup', 'vectorize', 'cleanup', 'parallel', 'cleanup', 'closure-convert', 'cleanup',
     ]);
   });
 
@@ -85,7 +85,7 @@ describe('the pass list', () => {
     expect(first).toEqual(['pe', 'cleanup', 'lower2cff']);
     const rest: PassName[] = [];
     expect(runPasses(w, { sink, observe: (p) => (rest.push(p), p !== 'vectorize') }, { after: 'lower2cff' })).toBe(false);
-    expect(rest).toEqual(['cleanup', 'vectorize']);
+    expect(rest).toEqual(['cleanup', 'kernels', 'cleanup', 'vectorize']);
   });
 
   it('stops at the first pass that reports an error', () => {
