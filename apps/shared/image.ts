@@ -13,10 +13,12 @@ import {
   runReference,
   supportedBy,
 } from '../../bench/image/references.ts';
-import { timeRuns, type Timing } from '../../libs/image/bench.ts';
+import { median, timeRuns, type Timing } from '../../libs/image/bench.ts';
+import { pickGpuDevice } from '../../libs/image/device.ts';
+import type { Kernel } from '../../libs/image/host.ts';
 import type { Image } from '../../libs/image/image.ts';
 import { encodeImage, formatKeepsChannels, IMAGE_EXTENSIONS, type ImageFormat, imageFormatOf, readImage } from '../../libs/image/io.ts';
-import { type Boundary, BOUNDARIES, type ElementType, GPU_SCHEDULES, type Pipeline, SCHEDULES, SCHEDULE_DESCRIPTIONS } from '../../libs/image/variants.ts';
+import { type Boundary, BOUNDARIES, type ElementType, GPU_SCHEDULES, type Pipeline, type Schedule, SCHEDULES, SCHEDULE_DESCRIPTIONS } from '../../libs/image/variants.ts';
 import { during, integerFrom, progress } from './cli.ts';
 import { checkOutputPath, writeFileAtomic } from '@anydsl/compiler';
 
@@ -91,6 +93,38 @@ export async function benchmark(label: string, pixels: number, runs: number, onc
   }
   console.log(`${label}: median ${timing.medianMs.toFixed(2)} ms over ${runs} runs, ${timing.gpixels.toFixed(3)} Gpixel/s`);
   return timing;
+}
+
+/**
+ * Times a compiled kernel as `benchmark` does; a GPU kernel's line is followed by the
+ * median time its kernels ran on the device per run (the runtime's profiling timers) and
+ * the rest of the run: copying the image in and out, allocating, launching.
+ */
+export async function benchmarkKernel(label: string, pixels: number, runs: number, kernel: Kernel, once: () => void): Promise<Timing> {
+  const gpu = kernel.gpu;
+  if (!gpu) return benchmark(label, pixels, runs, once);
+  const kernelMs: number[] = [];
+  const timing = await benchmark(label, pixels, runs, () => {
+    const before = gpu.kernelMicros();
+    once();
+    kernelMs.push((gpu.kernelMicros() - before) / 1000);
+  });
+  // The first call is the warm-up, which `timing` leaves out too.
+  const kernels = median(kernelMs.slice(1));
+  console.log(`${label}: kernels ${kernels.toFixed(2)} ms (median device time), copies in and out, allocation and launches ${Math.max(timing.medianMs - kernels, 0).toFixed(2)} ms`);
+  return timing;
+}
+
+/**
+ * The device a `gpu` schedule runs on (ANYDSL_DEVICE, auto when unset), announced on a
+ * line of its own; undefined for the CPU schedules. Throws the one line saying what to
+ * install where there is no CUDA or OpenCL device.
+ */
+export async function gpuDeviceFor(schedule: Schedule): Promise<number | undefined> {
+  if (!(GPU_SCHEDULES as readonly string[]).includes(schedule)) return undefined;
+  const gpu = await pickGpuDevice();
+  console.log(`device: ${gpu.name}`);
+  return gpu.device;
 }
 
 /**

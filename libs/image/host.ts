@@ -4,8 +4,9 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { type CompiledLibrary, compile, type SourceFile } from '@anydsl/compiler';
+import { deviceRuntime } from './device.ts';
 import { type Image, type Pixels, makeImage } from './image.ts';
-import { checkVariant, entryFunction, exportName, isFloatPipeline, type Variant } from './variants.ts';
+import { checkVariant, entryFunction, exportName, gpuDevice, isFloatPipeline, isGpuVariant, type Variant } from './variants.ts';
 
 const LIBRARY_FILES = ['schedule.impala', 'boundary.impala', 'image.impala', 'pipelines.impala', 'effects.impala', 'gpu.impala'];
 
@@ -26,6 +27,8 @@ function entryModule(variants: readonly Variant[]): SourceFile {
 export interface Kernel {
   /** Runs on `input` into `output` (allocated when omitted) and returns the output. */
   run(input: Image, options?: { outside?: number; output?: Image }): Image;
+  /** GPU variants: the device the kernels run on, and the microseconds they have run so far (copies not included). */
+  gpu?: { deviceName(): string; kernelMicros(): number };
 }
 
 export interface KernelSet {
@@ -54,7 +57,9 @@ export async function compileKernels(variants: readonly Variant[]): Promise<Kern
       const library = owner.get(exportName(variant));
       if (!library) throw new Error(`kernel ${exportName(variant)} was not compiled in this set`);
       const fn = library.fn(exportName(variant));
+      const runtime = isGpuVariant(variant) ? deviceRuntime(library.path) : undefined;
       return {
+        gpu: runtime && { deviceName: () => runtime.name(gpuDevice(variant)), kernelMicros: runtime.kernelMicros },
         run(input, opts = {}) {
           checkInput(variant, input);
           const output = opts.output ?? outputFor(variant, input);

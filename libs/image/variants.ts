@@ -6,7 +6,7 @@ export const PIPELINES = ['box3', 'gauss5', 'sobel', 'unsharp', 'harris', 'gradi
 export type Pipeline = (typeof PIPELINES)[number];
 
 export const SCHEDULES = ['seq', 'par', 'tile', 'vec', 'opt', 'slide'] as const;
-/** Schedules for GPUs (libs/image/gpu.impala): named already, refused by checkVariant until the GPU backend exists. */
+/** Schedules for GPUs (libs/image/gpu.impala): they run on the variant's `device`. */
 export const GPU_SCHEDULES = ['gpu'] as const;
 export type Schedule = (typeof SCHEDULES)[number] | (typeof GPU_SCHEDULES)[number];
 
@@ -26,7 +26,18 @@ export interface Variant {
   channels: 1 | 2 | 3 | 4;
   /** heat and wave only: the frame of their animation (the paper's `iter`), DEFAULT_ITER when omitted. */
   iter?: number;
+  /**
+   * GPU schedules only: the runtime device the kernels run on, platform | (index << 4)
+   * (runtime/README.md: 1 is CUDA device 0, 2 OpenCL device 0, 18 OpenCL device 1);
+   * DEFAULT_GPU_DEVICE when omitted. The kernels are compiled for its platform.
+   */
+  device?: number;
 }
+
+/** OpenCL device 0: PoCL's CPU device on a machine without a GPU. */
+export const DEFAULT_GPU_DEVICE = 2;
+const CUDA_PLATFORM = 1;
+const OPENCL_PLATFORM = 2;
 
 /** heat runs this many diffusion steps and wave draws this frame unless a variant says otherwise. */
 export const DEFAULT_ITER = 10;
@@ -44,12 +55,25 @@ export const SCHEDULE_DESCRIPTIONS: Record<Schedule, string> = {
   vec: 'as tile, with 512-bit vectorize inside tiles (16 lanes of 32 bits, 32 of 16)',
   opt: 'as vec, with every stage fused into the tiles of the next (compute-at, per-tile temporaries)',
   slide: 'strips of 32 rows over all cores, vectorized like vec, every stage computed row by row just ahead of its reader (Halide\'s sliding window)',
-  gpu: 'one work item per pixel in 32 × 4 blocks on NVIDIA GPU 0 (NVVM), stages produced for the whole image first (needs the GPU backend)',
+  gpu: 'one work item per pixel in 32 × 4 blocks on a GPU (CUDA or OpenCL; ANYDSL_DEVICE picks), stages produced for the whole image first into device memory',
 };
 
-/** The Stages value of a schedule; `lanes` is the vector width of the kernel's compute type (16 for 32-bit types on AVX-512). */
-function scheduleImpala(schedule: Schedule, lanes = 16): string {
-  switch (schedule) {
+/** Whether the variant's kernels run on a GPU device. */
+export function isGpuVariant(v: Variant): boolean {
+  return (GPU_SCHEDULES as readonly string[]).includes(v.schedule);
+}
+
+/** The runtime device of a GPU variant. */
+export function gpuDevice(v: Variant): number {
+  return v.device ?? DEFAULT_GPU_DEVICE;
+}
+
+/**
+ * The Stages value of a variant's schedule; `lanes` is the vector width of the kernel's
+ * compute type (16 for 32-bit types on AVX-512).
+ */
+function scheduleImpala(v: Variant, lanes = 16): string {
+  switch (v.schedule) {
     case 'seq':
       return 'seq_stages()';
     case 'par':
@@ -63,7 +87,7 @@ function scheduleImpala(schedule: Schedule, lanes = 16): string {
     case 'slide':
       return `sliding(tiled(0, 32, par(0), combine_xy(vec(${lanes}), seq())))`;
     case 'gpu':
-      return 'tiled(0, 0, seq(), tile_gpu(nvvm_accelerator(0), 32, 4))';
+      return `gpu_stages(${gpuDevice(v) & 15}, ${gpuDevice(v) >> 4}, 32, 4)`;
   }
 }
 
@@ -81,7 +105,13 @@ export function isFloatPipeline(p: Pipeline): boolean {
 
 /** Throws a message for a user when the combination is not supported. */
 export function checkVariant(v: Variant): void {
-  if ((GPU_SCHEDULES as readonly string[]).includes(v.schedule)) throw new Error('GPU schedules need the GPU backend (not built yet)');
+  if (v.device !== undefined) {
+    if (!isGpuVariant(v)) throw new Error(`only GPU schedules run on a device, not ${v.schedule}`);
+    const platform = v.device & 15;
+    if (!Number.isInteger(v.device) || v.device < 0 || v.device >= 2 ** 31 || (platform !== CUDA_PLATFORM && platform !== OPENCL_PLATFORM)) {
+      throw new Error(`device ${v.device} is not a CUDA or OpenCL device (platform | (index << 4), platform 1 or 2)`);
+    }
+  }
   if (isFloatPipeline(v.pipeline)) {
     if (v.type === 'i32') throw new Error(`${v.pipeline} takes u8 or f32 images, not i32`);
     if (v.type === 'f32' && v.channels !== 1) throw new Error(`${v.pipeline} on f32 takes a gray image (1 channel), not ${v.channels}`);
@@ -96,31 +126,49 @@ export function checkVariant(v: Variant): void {
 
 export function exportName(v: Variant): string {
   const iter = takesIter(v.pipeline) ? `_iter${v.iter ?? DEFAULT_ITER}` : '';
-  return `${v.pipeline}${iter}_${v.type}_c${v.channels}_${v.schedule}_${v.boundary}`;
+  const device = isGpuVariant(v) ? `_d${gpuDevice(v)}` : '';
+  return `${v.pipeline}${iter}_${v.type}_c${v.channels}_${v.schedule}${device}_${v.boundary}`;
 }
 
-/** The exported entry of one variant: `name(in, out, width, height, outside)`. */
+/**
+ * The exported entry of one variant: `name(in, out, width, height, outside)` on host
+ * images. A GPU variant runs the same pipeline on device copies of them.
+ */
 export function entryFunction(v: Variant): string {
   checkVariant(v);
-  const schedule = scheduleImpala(v.schedule);
-  const mode = BOUNDARY_IMPALA[v.boundary];
+  const outType = isFloatPipeline(v.pipeline) ? 'f32' : v.type;
+  const outsideType = isFloatPipeline(v.pipeline) ? 'f32' : 'i32';
   const name = exportName(v);
+  let body = entryBody(v);
+  if (isGpuVariant(v)) {
+    const outChannels = isFloatPipeline(v.pipeline) ? 1 : v.channels;
+    body = [
+      `with_device_images[${v.type}, ${outType}](${gpuDevice(v)}, inp, w * h * ${v.channels}, out, w * h * ${outChannels}, |inp, out| {`,
+      ...body.map((line) => `    ${line}`),
+      `})`,
+    ];
+  }
+  return [
+    `extern fn ${name}(inp: &mut [${v.type}], out: &mut [${outType}], w: i32, h: i32, outside: ${outsideType}) -> () {`,
+    ...body.map((line) => `    ${line}`),
+    `}`,
+  ].join('\n');
+}
+
+/** The statements of a variant's entry, on `inp` and `out` of the entry's types. */
+function entryBody(v: Variant): string[] {
+  const schedule = scheduleImpala(v);
+  const mode = BOUNDARY_IMPALA[v.boundary];
   if (isFloatPipeline(v.pipeline)) {
     const input = v.type === 'u8' ? `gray_u8(inp, w, h, ${v.channels})` : 'channel_f32(inp, w, h, 1, 0)';
-    return [
-      `extern fn ${name}(inp: &mut [${v.type}], out: &mut [f32], w: i32, h: i32, outside: f32) -> () {`,
-      `    ${v.type === 'u8' ? 'harris_staged' : 'harris'}(${input}, channel_f32(out, w, h, 1, 0), ${schedule}, ${mode}, outside)`,
-      `}`,
-    ].join('\n');
+    return [`${v.type === 'u8' ? 'harris_staged' : 'harris'}(${input}, channel_f32(out, w, h, 1, 0), ${schedule}, ${mode}, outside)`];
   }
   if (v.pipeline === 'gauss5' && v.type === 'u8') {
     return [
-      `extern fn ${name}(inp: &mut [u8], out: &mut [u8], w: i32, h: i32, outside: i32) -> () {`,
-      `    for c, s in channels_in_strips(${scheduleImpala(v.schedule, 32)}, h, ${v.channels}) {`,
-      `        gauss5_u8(inp, out, w, h, ${v.channels}, c, s, ${mode}, outside as u8)`,
-      `    }`,
+      `for c, s in channels_in_strips(${scheduleImpala(v, 32)}, h, ${v.channels}) {`,
+      `    gauss5_u8(inp, out, w, h, ${v.channels}, c, s, ${mode}, outside as u8)`,
       `}`,
-    ].join('\n');
+    ];
   }
   const channel = `channel_${v.type}`;
   // heat(n) and wave(n) return the pipeline for frame n.
@@ -129,10 +177,8 @@ export function entryFunction(v: Variant): string {
   const channels = v.pipeline === 'heat' ? `c in unroll(0, ${v.channels})` : `c, s in channels_in_strips(${schedule}, h, ${v.channels})`;
   const stages = v.pipeline === 'heat' ? schedule : 's';
   return [
-    `extern fn ${name}(inp: &mut [${v.type}], out: &mut [${v.type}], w: i32, h: i32, outside: i32) -> () {`,
-    `    for ${channels} {`,
-    `        ${pipeline}(${channel}(inp, w, h, ${v.channels}, c), ${channel}(out, w, h, ${v.channels}, c), ${stages}, ${mode}, outside)`,
-    `    }`,
+    `for ${channels} {`,
+    `    ${pipeline}(${channel}(inp, w, h, ${v.channels}, c), ${channel}(out, w, h, ${v.channels}, c), ${stages}, ${mode}, outside)`,
     `}`,
-  ].join('\n');
+  ];
 }

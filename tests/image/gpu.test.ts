@@ -1,8 +1,9 @@
-// The GPU schedules of libs/image/gpu.impala, run by the IR interpreter (there is no GPU
-// backend yet) as emitted and after partial evaluation, against the TypeScript reference:
-// `tile_gpu` as the loop of the library's pipelines, and the fused `tile_gpu_at` through
-// the box3 written with it. After evaluation every kernel must be plain code: no closure
-// and no indirect call left for the GPU backend to deal with. The host refuses GPU variants.
+// The GPU schedules of libs/image/gpu.impala, run by the IR interpreter (which emulates the
+// launches on host memory) as emitted and after partial evaluation, against the TypeScript
+// reference: `tile_gpu` as the loop of the library's pipelines, and the fused `tile_gpu_at`
+// through the box3 written with it. After evaluation every kernel must be plain code: no
+// closure and no indirect call left for kernel extraction to deal with. gpu-opencl.test.ts
+// runs the host's GPU variants natively.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { frontEnd } from '../../compiler/src/driver/pipeline.ts';
 import { Continuation, type Def, Param, PrimOp } from '../../compiler/src/ir/defs.ts';
@@ -11,9 +12,9 @@ import { arrayCells, arrayPointer, interpret, type Value } from '../../compiler/
 import { partialEvaluate } from '../../compiler/src/pe/index.ts';
 import { DiagnosticSink } from '../../compiler/src/syntax/diagnostics.ts';
 import { isControlOperand } from '../../compiler/src/ir/jumps.ts';
-import { compileKernel, librarySources } from '../../libs/image/host.ts';
+import { librarySources } from '../../libs/image/host.ts';
 import { type Image, makeImage } from '../../libs/image/image.ts';
-import { type Boundary, BOUNDARIES, entryFunction, GPU_SCHEDULES, type Variant } from '../../libs/image/variants.ts';
+import { type Boundary, BOUNDARIES } from '../../libs/image/variants.ts';
 import { referenceHarris, referenceInteger } from './reference.ts';
 import { expectCloseImage, expectSameImage, randomImage } from './support.ts';
 
@@ -181,13 +182,4 @@ describe.each(MODULES.map((cases) => [cases.map((c) => c.name).join(', '), cases
       expect(kernelProblems(emitted.exports.get(c.name)!).problems).not.toEqual([]);
     });
   }
-});
-
-describe('GPU variants on the host', () => {
-  const variant: Variant = { pipeline: 'box3', type: 'u8', channels: 1, schedule: GPU_SCHEDULES[0], boundary: 'clamp' };
-
-  it('are refused with one line until the GPU backend exists', async () => {
-    await expect(compileKernel(variant)).rejects.toThrow(/^GPU schedules need the GPU backend \(not built yet\)$/);
-    expect(() => entryFunction(variant)).toThrow(/^GPU schedules need the GPU backend \(not built yet\)$/);
-  });
 });

@@ -5,7 +5,7 @@ import { checkOutside, compileKernel } from '../../../libs/image/host.ts';
 import { convertImage } from '../../../libs/image/image.ts';
 import type { Boundary, Pipeline, Schedule, Variant } from '../../../libs/image/variants.ts';
 import { during, finiteNumber, runCommand } from '../../shared/cli.ts';
-import { benchmark, checkOutputChannels, COMPARE_RUNS, compareWithReference, imageCommand, imageOutput, prepareCompare, readInput, writeImage } from '../../shared/image.ts';
+import { benchmarkKernel, checkOutputChannels, COMPARE_RUNS, compareWithReference, gpuDeviceFor, imageCommand, imageOutput, prepareCompare, readInput, writeImage } from '../../shared/image.ts';
 
 const FILTERS = ['box3', 'gauss5', 'unsharp', 'sobel', 'gradient', 'heat', 'wave'] as const;
 
@@ -23,6 +23,7 @@ export async function main(argv: string[]): Promise<number> {
       '  blur --schedule seq --boundary mirror photo.png -o blurred.png',
       '  blur --filter gauss5 --type i32 --bench 20 photo.png -o smooth.png',
       '  blur --filter wave --boundary mirror photo.png -o wavy.png',
+      '  blur --schedule gpu --bench 20 photo.png -o blurred.png           # on a GPU; ANYDSL_DEVICE=auto|cuda|opencl[:n] picks, --bench adds kernel time',
       '  blur --filter gauss5 --compare opencv photo.png -o smooth.png     # bit-exact against cv::GaussianBlur, and the speed ratio',
       '  blur --type i32 --compare halide --bench 20 photo.png -o blurred.png',
       '  blur --compare sharp photo.png -o blurred.png',
@@ -36,13 +37,14 @@ export async function main(argv: string[]): Promise<number> {
     checkOutputChannels(opts.output, output, input.channels);
     const variant: Variant = { pipeline: opts.filter, schedule: opts.schedule, boundary: opts.boundary, type: opts.type, channels: input.channels as 1 | 2 | 3 | 4 };
     checkOutside(variant, opts.outside);
+    variant.device = await gpuDeviceFor(opts.schedule);
     const reference = opts.compare && (await prepareCompare(opts.compare, opts.filter, opts.type, opts.boundary));
     const image = opts.type === 'u8' ? input : convertImage(input, 'i32');
     const kernel = await during(`compiling ${opts.filter} (${opts.type}, ${opts.schedule}, ${opts.boundary})`, () => compileKernel(variant));
     const out = kernel.run(image, { outside: opts.outside });
     const runs = opts.bench ?? (reference ? COMPARE_RUNS : 0);
     const label = `${opts.filter} ${opts.type} ${opts.schedule}/${opts.boundary} ${image.width}×${image.height}×${image.channels}`;
-    const timing = runs ? await benchmark(label, image.width * image.height, runs, () => kernel.run(image, { outside: opts.outside, output: out })) : undefined;
+    const timing = runs ? await benchmarkKernel(label, image.width * image.height, runs, kernel, () => kernel.run(image, { outside: opts.outside, output: out })) : undefined;
     await writeImage(output, out.type === 'u8' ? out : convertImage(out, 'u8'));
     console.log(`wrote ${opts.output} (${image.width}×${image.height}, ${opts.filter}, ${opts.schedule}, ${opts.boundary})`);
     if (reference && timing) await compareWithReference(reference, image, out, timing);

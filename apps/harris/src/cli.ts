@@ -4,7 +4,7 @@ import { checkOutside, compileKernel } from '../../../libs/image/host.ts';
 import type { Boundary, Schedule, Variant } from '../../../libs/image/variants.ts';
 import { during, finiteNumber, numberAboveUpTo, runCommand } from '../../shared/cli.ts';
 import { markCorners } from '../../shared/corners.ts';
-import { benchmark, COMPARE_RUNS, compareWithReference, imageCommand, imageOutput, prepareCompare, readInput, writeImage } from '../../shared/image.ts';
+import { benchmarkKernel, COMPARE_RUNS, compareWithReference, gpuDeviceFor, imageCommand, imageOutput, prepareCompare, readInput, writeImage } from '../../shared/image.ts';
 
 export async function main(argv: string[]): Promise<number> {
   const program = imageCommand('harris', 'opt', ['harris'])
@@ -15,6 +15,7 @@ export async function main(argv: string[]): Promise<number> {
       'Examples:',
       '  harris photo.png -o corners.png',
       '  harris --bench 20 --boundary mirror photo.png -o corners.png',
+      '  harris --schedule gpu --bench 20 photo.png -o corners.png   # on a GPU; ANYDSL_DEVICE=auto|cuda|opencl[:n] picks, --bench adds kernel time',
       '  harris --compare halide photo.png -o corners.png     # the response against Halide\'s (to 1e-5), and the speed ratio',
       '  harris --schedule opt --compare halide --bench 20 photo.png -o corners.png',
       '',
@@ -25,12 +26,13 @@ export async function main(argv: string[]): Promise<number> {
     const input = await readInput('harris', program.args[0]!);
     const variant: Variant = { pipeline: 'harris', schedule: opts.schedule, boundary: opts.boundary, type: 'u8', channels: input.channels as 1 | 2 | 3 | 4 };
     checkOutside(variant, opts.outside);
+    variant.device = await gpuDeviceFor(opts.schedule);
     const reference = opts.compare && (await prepareCompare(opts.compare, 'harris', 'f32', opts.boundary));
     const kernel = await during(`compiling harris (${opts.schedule}, ${opts.boundary})`, () => compileKernel(variant));
     const response = kernel.run(input, { outside: opts.outside });
     const runs = opts.bench ?? (reference ? COMPARE_RUNS : 0);
     const label = `harris f32 ${opts.schedule}/${opts.boundary} ${input.width}×${input.height}`;
-    const timing = runs ? await benchmark(label, input.width * input.height, runs, () => kernel.run(input, { outside: opts.outside, output: response })) : undefined;
+    const timing = runs ? await benchmarkKernel(label, input.width * input.height, runs, kernel, () => kernel.run(input, { outside: opts.outside, output: response })) : undefined;
     const { image, corners } = markCorners(input, response, opts.threshold);
     await writeImage(output, image);
     console.log(`wrote ${opts.output}: ${corners} corners (${input.width}×${input.height}, ${opts.schedule}, ${opts.boundary})`);
