@@ -70,6 +70,8 @@ class Hirschberg {
   private readonly sub: Substitution;
   private readonly fwd: { h: Int32Array; e: Int32Array };
   private readonly rev: { h: Int32Array; e: Int32Array };
+  /** The full matrices of the base cases, reused while large enough. */
+  private matrices = { H: new Float64Array(0), E: new Float64Array(0), F: new Float64Array(0) };
 
   constructor(
     private readonly q: Uint8Array,
@@ -147,9 +149,12 @@ class Hirschberg {
       return;
     }
     const w = m + 1;
-    const H = new Float64Array((n + 1) * w);
-    const E = new Float64Array((n + 1) * w).fill(NONE); // vertical gap (I)
-    const F = new Float64Array((n + 1) * w).fill(NONE); // horizontal gap (D)
+    const cells = (n + 1) * w;
+    if (this.matrices.H.length < cells) this.matrices = { H: new Float64Array(cells), E: new Float64Array(cells), F: new Float64Array(cells) };
+    const { H, E, F } = this.matrices; // E: vertical gap (I), F: horizontal gap (D)
+    E.fill(NONE, 0, cells);
+    F.fill(NONE, 0, cells);
+    H[0] = 0;
     const gap = (k: number) => (k === 0 ? 0 : open + (k - 1) * ext);
     for (let j = 1; j <= m; j++) H[j] = -gap(j);
     for (let i = 1; i <= n; i++) {
