@@ -1,0 +1,65 @@
+// `blur --schedule gpu` and `harris --schedule gpu` in-process: the app names the device it
+// runs on, writes what the reference computes, and with --bench prints the kernels' device
+// time apart from the rest of a run; asked for a device that is not there (ANYDSL_DEVICE),
+// each app says so in one line and exits 1 without writing anything.
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { main as blur } from '../../apps/blur/src/cli.ts';
+import { main as harris } from '../../apps/harris/src/cli.ts';
+import { writeImage } from '../../apps/shared/image.ts';
+import { pickGpuDevice } from '../../libs/image/device.ts';
+import { readImage } from '../../libs/image/io.ts';
+import { referenceInteger } from './reference.ts';
+import { expectSameImage, randomImage, runApp as run } from './support.ts';
+
+let dir: string;
+const file = (name: string) => path.join(dir, name);
+const savedDevice = process.env.ANYDSL_DEVICE;
+
+beforeAll(async () => {
+  dir = mkdtempSync(path.join(os.tmpdir(), 'image-gpu-apps-'));
+  await writeImage({ path: file('gray.png'), format: 'png' }, randomImage('u8', 45, 14, 1, 21));
+});
+
+afterEach(() => {
+  if (savedDevice === undefined) delete process.env.ANYDSL_DEVICE;
+  else process.env.ANYDSL_DEVICE = savedDevice;
+});
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+const missing = await pickGpuDevice('opencl').then(
+  () => null,
+  (e: Error) => e.message,
+);
+
+describe('--schedule gpu', () => {
+  it.skipIf(missing !== null)(`blur runs box3 on OpenCL with --bench, as the reference computes${missing ? ` (skipped: ${missing})` : ''}`, async () => {
+    process.env.ANYDSL_DEVICE = 'opencl';
+    const r = await run(blur, ['--schedule', 'gpu', '--boundary', 'mirror', '--bench', '2', file('gray.png'), '-o', file('box3.png')]);
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/^device: OpenCL 0: .*\n/);
+    expect(r.out).toMatch(/\nbox3 u8 gpu\/mirror 45×14×1: median \d+\.\d\d ms over 2 runs, \d+\.\d+ Gpixel\/s\n/);
+    expect(r.out).toMatch(/\nbox3 u8 gpu\/mirror 45×14×1: kernels \d+\.\d\d ms \(median device time\), copies in and out, allocation and launches \d+\.\d\d ms\n/);
+    const input = await readImage(file('gray.png'));
+    expectSameImage(await readImage(file('box3.png')), referenceInteger('box3', input, 'mirror', 0), 'blur --schedule gpu');
+  });
+
+  it.each([
+    ['host', /^(blur|harris): the gpu schedule needs a CUDA or OpenCL device, and ANYDSL_DEVICE=host names the host\n$/],
+    ['opencl:99', /^(blur|harris): the gpu schedule cannot run: ANYDSL_DEVICE=opencl:99: [^\n]+\n$/],
+    ['gpu', /^(blur|harris): the gpu schedule cannot run: ANYDSL_DEVICE=gpu: expected auto, cuda, opencl or host[^\n]*\n$/],
+  ])('ANYDSL_DEVICE=%s: one line, exit 1, no output', async (device, message) => {
+    process.env.ANYDSL_DEVICE = device;
+    for (const main of [blur, harris]) {
+      const r = await run(main, ['--schedule', 'gpu', file('gray.png'), '-o', file('none.png')]);
+      expect(r.code).toBe(1);
+      expect(r.err).toMatch(message);
+      expect(r.out).toBe('');
+      expect(existsSync(file('none.png'))).toBe(false);
+    }
+  });
+});
