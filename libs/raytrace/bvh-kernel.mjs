@@ -78,6 +78,22 @@ export function rangeBounds(a, start, end, out, o) {
 }
 
 /**
+ * Counts a reference with box (ax, ay, az)–(bx, by, bz) in bin b and grows the bin's box.
+ * @param {Float64Array} bb @param {Int32Array} bc @param {number} b
+ * @param {number} ax @param {number} ay @param {number} az @param {number} bx @param {number} by @param {number} bz
+ */
+function addToBin(bb, bc, b, ax, ay, az, bx, by, bz) {
+  bc[b]++;
+  const q = 6 * b;
+  if (ax < bb[q]) bb[q] = ax;
+  if (ay < bb[q + 1]) bb[q + 1] = ay;
+  if (az < bb[q + 2]) bb[q + 2] = az;
+  if (bx > bb[q + 3]) bb[q + 3] = bx;
+  if (by > bb[q + 4]) bb[q + 4] = by;
+  if (bz > bb[q + 5]) bb[q + 5] = bz;
+}
+
+/**
  * The best binned SAH split of order[start, end) (centroid box at cb[o + 6, o + 12)) along
  * any axis, into s.split: axis (-1 when every centroid is the same point), bin (references
  * in bins < bin go left), cost, and the bin mapping.
@@ -104,35 +120,11 @@ export function findSplit(a, start, end, cb, o, s) {
     const r = 6 * order[i];
     const ax = rb[r], ay = rb[r + 1], az = rb[r + 2], bx = rb[r + 3], by = rb[r + 4], bz = rb[r + 5];
     let b = ((ax + bx - lx) * sx) | 0;
-    if (b >= bins) b = bins - 1;
-    bc[b]++;
-    let q = 6 * b;
-    if (ax < bb[q]) bb[q] = ax;
-    if (ay < bb[q + 1]) bb[q + 1] = ay;
-    if (az < bb[q + 2]) bb[q + 2] = az;
-    if (bx > bb[q + 3]) bb[q + 3] = bx;
-    if (by > bb[q + 4]) bb[q + 4] = by;
-    if (bz > bb[q + 5]) bb[q + 5] = bz;
+    addToBin(bb, bc, b >= bins ? bins - 1 : b, ax, ay, az, bx, by, bz);
     b = ((ay + by - ly) * sy) | 0;
-    if (b >= bins) b = bins - 1;
-    bc[MAX_BINS + b]++;
-    q = 6 * (MAX_BINS + b);
-    if (ax < bb[q]) bb[q] = ax;
-    if (ay < bb[q + 1]) bb[q + 1] = ay;
-    if (az < bb[q + 2]) bb[q + 2] = az;
-    if (bx > bb[q + 3]) bb[q + 3] = bx;
-    if (by > bb[q + 4]) bb[q + 4] = by;
-    if (bz > bb[q + 5]) bb[q + 5] = bz;
+    addToBin(bb, bc, MAX_BINS + (b >= bins ? bins - 1 : b), ax, ay, az, bx, by, bz);
     b = ((az + bz - lz) * sz) | 0;
-    if (b >= bins) b = bins - 1;
-    bc[2 * MAX_BINS + b]++;
-    q = 6 * (2 * MAX_BINS + b);
-    if (ax < bb[q]) bb[q] = ax;
-    if (ay < bb[q + 1]) bb[q + 1] = ay;
-    if (az < bb[q + 2]) bb[q + 2] = az;
-    if (bx > bb[q + 3]) bb[q + 3] = bx;
-    if (by > bb[q + 4]) bb[q + 4] = by;
-    if (bz > bb[q + 5]) bb[q + 5] = bz;
+    addToBin(bb, bc, 2 * MAX_BINS + (b >= bins ? bins - 1 : b), ax, ay, az, bx, by, bz);
   }
   const total = end - start;
   let bestAxis = -1, bestBin = 0, bestCost = Infinity;

@@ -91,23 +91,13 @@ async function feedXz(path: string, parser: ObjParser): Promise<void> {
 /** Exact powers of ten a double holds (10^0 … 10^22): mantissa ÷ 10^k is then correctly rounded. */
 const POW10 = Array.from({ length: 23 }, (_, k) => 10 ** k);
 
-class GrowF32 {
-  data = new Float32Array(1 << 16);
+/** A typed array that doubles when full. */
+class Grow<T extends Float32Array | Uint32Array> {
   length = 0;
+  constructor(public data: T) {}
   reserve(n: number): void {
     if (this.length + n <= this.data.length) return;
-    const next = new Float32Array(Math.max(this.data.length * 2, this.length + n));
-    next.set(this.data.subarray(0, this.length));
-    this.data = next;
-  }
-}
-
-class GrowU32 {
-  data = new Uint32Array(1 << 16);
-  length = 0;
-  reserve(n: number): void {
-    if (this.length + n <= this.data.length) return;
-    const next = new Uint32Array(Math.max(this.data.length * 2, this.length + n));
+    const next = new (this.data.constructor as new (size: number) => T)(Math.max(this.data.length * 2, this.length + n));
     next.set(this.data.subarray(0, this.length));
     this.data = next;
   }
@@ -129,9 +119,9 @@ function isKeywordChar(c: number): boolean {
 
 /** The byte-level parser: `feed` whole buffers as they come, `finish` for the mesh. */
 class ObjParser {
-  private readonly positions = new GrowF32();
-  private readonly triangles = new GrowU32();
-  private readonly materials = new GrowU32();
+  private readonly positions = new Grow(new Float32Array(1 << 16));
+  private readonly triangles = new Grow(new Uint32Array(1 << 16));
+  private readonly materials = new Grow(new Uint32Array(1 << 16));
   private readonly materialIds = new Map<string, number>();
   /** Current material id; -1 before the first `usemtl` (such triangles get the material named ''). */
   private material = -1;
