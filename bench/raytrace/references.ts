@@ -3,11 +3,9 @@
 // .cache/bench/raytrace/embree-<hash of source, compiler, CPU>), handing it a mesh and ray
 // sets and reading back its hits, times, memory and its own BVH (rtcBuildBVH), shared by
 // bench/raytrace/run.ts and `trace --compare embree`. Nothing is installed from here: a
-// missing package is an error that names it and the command that installs it.
-import { spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
+// missing package is an error that names it and the command that installs it
+// (bench/shared/native.ts, which builds the driver too).
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,6 +13,7 @@ import type { Bvh, BvhNode } from '../../libs/raytrace/bvh.ts';
 import type { Mesh } from '../../libs/raytrace/mesh.ts';
 import { decodeHits, encodeRaysBinary, type Hits, RAY_FLOATS, type Rays } from '../../libs/raytrace/rays.ts';
 import { compareHits, traceBruteForce } from '../../libs/raytrace/reference.ts';
+import { byFile, cacheDir, type DebianPackage, exec, GXX, gxx, missingPackages, notInstalled } from '../shared/native.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..', '..');
@@ -34,38 +33,11 @@ export const EMBREE_MODE_TITLES: Record<EmbreeMode, string> = {
   stream: 'rtcIntersect1M/rtcOccluded1M, 1024 rays per call',
 };
 
-interface Exec {
-  ok: boolean;
-  stdout: string;
-  stderr: string;
-}
-
-function exec(cmd: string, args: readonly string[]): Promise<Exec> {
-  return new Promise((resolve) => {
-    const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (s: string) => (stdout += s));
-    child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
-    child.on('error', (e) => resolve({ ok: false, stdout, stderr: `${stderr}${e.message}` }));
-    child.on('close', (code) => resolve({ ok: code === 0, stdout, stderr }));
-  });
-}
+/** What the Embree reference needs from Debian. */
+export const EMBREE_PACKAGES: DebianPackage[] = [GXX, byFile('libembree-dev', EMBREE_HEADER)];
 
 /** The Debian packages the Embree reference needs that are not installed. */
-export async function missingEmbreePackages(): Promise<string[]> {
-  const missing: string[] = [];
-  if (!(await exec('g++', ['--version'])).ok) missing.push('g++');
-  if (!existsSync(EMBREE_HEADER)) missing.push('libembree-dev');
-  return missing;
-}
-
-/** The one-line error for missing packages, with the command that installs them. */
-export function embreeNotInstalled(packages: readonly string[]): Error {
-  const sudo = process.getuid?.() === 0 ? '' : 'sudo ';
-  const list = packages.join(' ');
-  return new Error(`${EMBREE_TITLE} needs the Debian package${packages.length > 1 ? 's' : ''} ${list}, not installed here; install with: ${sudo}apt-get install -y ${list}`);
-}
+export const missingEmbreePackages = (): Promise<string[]> => missingPackages(EMBREE_PACKAGES);
 
 let driver: Promise<string> | undefined;
 
@@ -77,27 +49,10 @@ let driver: Promise<string> | undefined;
 export function embreeDriver(): Promise<string> {
   driver ??= (async () => {
     const missing = await missingEmbreePackages();
-    if (missing.length) throw embreeNotInstalled(missing);
+    if (missing.length) throw notInstalled(EMBREE_TITLE, missing);
     const source = path.join(here, 'embree_driver.cpp');
-    const hash = createHash('sha256')
-      .update(readFileSync(source))
-      .update((await exec('g++', ['--version'])).stdout)
-      .update(readFileSync(EMBREE_HEADER))
-      .update(os.cpus()[0]?.model ?? '')
-      .digest('hex')
-      .slice(0, 16);
-    const dir = path.join(root, '.cache', 'bench', 'raytrace', `embree-${hash}`);
-    const exe = path.join(dir, 'embree_driver');
-    if (existsSync(exe)) return exe;
-    mkdirSync(dir, { recursive: true });
-    const tmp = `${exe}.${process.pid}.tmp`;
-    const r = await exec('g++', ['-O3', '-std=c++17', '-march=native', source, '-o', tmp, '-lembree3', '-lpthread']);
-    if (!r.ok) {
-      await writeFile(`${exe}.log`, r.stdout + r.stderr);
-      throw new Error(`building the Embree driver with g++ failed; its output is in ${path.relative(process.cwd(), `${exe}.log`)}`);
-    }
-    await rename(tmp, exe);
-    return exe;
+    const dir = await cacheDir('raytrace/embree', [source, EMBREE_HEADER]);
+    return gxx(dir, 'embree_driver', ['-O3', '-std=c++17', '-march=native', source, '-lembree3', '-lpthread']);
   })();
   // A failure is not remembered: the package may be installed by the next call.
   driver.catch(() => (driver = undefined));

@@ -15,7 +15,6 @@
 // Scenes are found in datasets/scenes (NAME.obj.xz) unless a path is given. Embree is
 // installed with apt-get when missing and running as root; otherwise the command is named
 // and only our side is measured. No number is ever made up.
-import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -39,8 +38,9 @@ import {
   embreeTrace,
   type EmbreeTrace,
   judgeAgainstEmbree,
-  missingEmbreePackages,
+  EMBREE_PACKAGES,
 } from './references.ts';
+import { installMissing } from '../shared/native.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..', '..');
@@ -85,20 +85,8 @@ function variantOptions(v: VariantName): { traversal: Traversal; packetSize?: Pa
   return { traversal: v.startsWith('packet') ? 'packet' : 'hybrid', packetSize: Number(v.replace(/\D+/, '')) as PacketSize };
 }
 
-/** Installs libembree-dev as root when missing; otherwise names the command. Returns whether Embree can run. */
-async function ensureEmbree(): Promise<boolean> {
-  const missing = await missingEmbreePackages();
-  if (missing.length === 0) return true;
-  if (process.getuid?.() !== 0) {
-    console.error(`bench/raytrace: ${EMBREE_TITLE} needs ${missing.join(' ')}; install with\n  sudo apt-get install -y ${missing.join(' ')}\nonly our side is measured`);
-    return false;
-  }
-  console.error(`bench/raytrace: installing ${missing.join(' ')} (apt-get)`);
-  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  const r = spawnSync('apt-get', ['install', '-y', '--no-install-recommends', ...missing], { stdio: ['ignore', 'ignore', 'inherit'], env });
-  if (r.status !== 0) console.error(`bench/raytrace: apt-get install ${missing.join(' ')} failed; only our side is measured`);
-  return (await missingEmbreePackages()).length === 0;
-}
+/** Installs libembree-dev as root when missing (otherwise names the command); whether Embree can run. */
+const ensureEmbree = async (): Promise<boolean> => (await installMissing('bench/raytrace', EMBREE_PACKAGES)).length === 0;
 
 function sceneFile(name: string): string {
   if (name.includes('/') || name.includes('.')) return name;
