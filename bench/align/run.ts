@@ -225,6 +225,8 @@ async function main(): Promise<number> {
         log(`${c.label}: ${REFERENCE_TITLES[r.driver]} skipped: ${(e as Error).message}`);
       }
     }
+    // Each row as it completes, so a long run that is stopped keeps what it measured.
+    log(`${c.label}: ${rowCells(row).join(' | ')}`);
   }
   printTable(rows);
   mkdirSync(path.dirname(cli.json!), { recursive: true });
@@ -250,26 +252,29 @@ function sameScores(ours: Measured | undefined, ref: Measured): boolean {
   return !!ours && ours.scores.length === ref.scores.length && ours.scores.every((s, k) => s === ref.scores[k]);
 }
 
+/** A row's table cells: case, input, cells, ours, the best reference, the ratio, the others, the score check. */
+function rowCells(r: Row): string[] {
+  const ours = r.ours ? gcups(r.cells, median(r.ours.ms)) : NaN;
+  const refs = [...r.refs].sort((x, y) => median(x.ms) - median(y.ms));
+  const best = refs[0];
+  const bestG = best ? gcups(r.cells, median(best.ms)) : NaN;
+  const equal = refs.every((m) => sameScores(r.ours, m));
+  return [
+    r.c.label,
+    r.c.input,
+    (r.cells / 1e6).toFixed(0),
+    `${ours.toFixed(2)} (${r.ours?.name.replace('AnySeq ', '') ?? '-'})`,
+    best ? `${bestG.toFixed(2)} (${best.about})` : '-',
+    best ? `${(ours / bestG).toFixed(2)}×` : '-',
+    refs.slice(1).map((m) => `${m.name} ${gcups(r.cells, median(m.ms)).toFixed(2)}`).join('; ') || '-',
+    refs.length ? (equal ? 'equal' : 'DIFFER') : '-',
+  ];
+}
+
 function printTable(rows: Row[]): void {
   const ghz = clockGHz();
   const header = ['case', 'input', 'Mcells', 'ours GCUPS', 'best reference GCUPS', 'ratio', 'others', 'scores'];
-  const cells = rows.map((r) => {
-    const ours = r.ours ? gcups(r.cells, median(r.ours.ms)) : NaN;
-    const refs = [...r.refs].sort((x, y) => median(x.ms) - median(y.ms));
-    const best = refs[0];
-    const bestG = best ? gcups(r.cells, median(best.ms)) : NaN;
-    const equal = refs.every((m) => sameScores(r.ours, m));
-    return [
-      r.c.label,
-      r.c.input,
-      (r.cells / 1e6).toFixed(0),
-      `${ours.toFixed(2)} (${r.ours?.name.replace('AnySeq ', '') ?? '-'})`,
-      best ? `${bestG.toFixed(2)} (${best.about})` : '-',
-      best ? `${(ours / bestG).toFixed(2)}×` : '-',
-      refs.slice(1).map((m) => `${m.name} ${gcups(r.cells, median(m.ms)).toFixed(2)}`).join('; ') || '-',
-      refs.length ? (equal ? 'equal' : 'DIFFER') : '-',
-    ];
-  });
+  const cells = rows.map(rowCells);
   const widths = header.map((h, k) => Math.max(h.length, ...cells.map((c) => c[k]!.length)));
   const line = (c: string[]) => `| ${c.map((v, k) => v.padEnd(widths[k]!)).join(' | ')} |`;
   console.log('');
