@@ -9,8 +9,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { main as blur } from '../../apps/blur/src/cli.ts';
 import { main as harris } from '../../apps/harris/src/cli.ts';
 import { writeImage } from '../../apps/shared/image.ts';
-import { pickGpuDevice } from '../../libs/image/device.ts';
 import { readImage } from '../../libs/image/io.ts';
+import { deviceMissing } from './gpu-cases.ts';
 import { referenceInteger } from './reference.ts';
 import { expectSameImage, randomImage, runApp as run } from './support.ts';
 
@@ -30,10 +30,7 @@ afterEach(() => {
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const missing = await pickGpuDevice('opencl').then(
-  () => null,
-  (e: Error) => e.message,
-);
+const missing = await deviceMissing('opencl');
 
 describe('--schedule gpu', () => {
   it.skipIf(missing !== null)(`blur runs box3 on OpenCL with --bench, as the reference computes${missing ? ` (skipped: ${missing})` : ''}`, async () => {

@@ -9,39 +9,13 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { pickGpuDevice } from '../../libs/image/device.ts';
 import { compileKernels, type KernelSet } from '../../libs/image/host.ts';
-import { BOUNDARIES, entryFunction, type Variant } from '../../libs/image/variants.ts';
-import { referenceHarris, referenceInteger } from './reference.ts';
-import { expectCloseImage, expectSameImage, randomImage } from './support.ts';
+import { entryFunction, type Variant } from '../../libs/image/variants.ts';
+import { allPipelines, checkGpuKernel, deviceMissing, GPU_SIZES, LARGE, runsLarge, variantLabel } from './gpu-cases.ts';
+import { randomImage } from './support.ts';
 
 /** OpenCL device 0, as ANYDSL_DEVICE=opencl picks it. */
-const OPENCL = 2;
-const SIZES = [[1, 1], [17, 5], [33, 9]] as const;
-const LARGE = [1023, 769] as const;
-const OUTSIDE = 9;
-const GRAY_OUTSIDE = 0.25;
-
-const gpu = (v: Omit<Variant, 'schedule' | 'device'>): Variant => ({ ...v, schedule: 'gpu', device: OPENCL });
-
-/** Three modules of four kernels each (the host's grouping), every pipeline and mode. */
-const VARIANTS: readonly Variant[] = [
-  ...BOUNDARIES.map((boundary) => gpu({ pipeline: 'box3', type: 'u8', channels: 1, boundary })),
-  gpu({ pipeline: 'gauss5', type: 'u8', channels: 3, boundary: 'clamp' }),
-  gpu({ pipeline: 'unsharp', type: 'i32', channels: 1, boundary: 'const' }),
-  gpu({ pipeline: 'sobel', type: 'i32', channels: 2, boundary: 'mirror' }),
-  gpu({ pipeline: 'gradient', type: 'u8', channels: 1, boundary: 'repeat' }),
-  gpu({ pipeline: 'harris', type: 'u8', channels: 3, boundary: 'repeat' }),
-  gpu({ pipeline: 'harris', type: 'f32', channels: 1, boundary: 'mirror' }),
-  gpu({ pipeline: 'heat', type: 'i32', channels: 1, boundary: 'const', iter: 3 }),
-  gpu({ pipeline: 'wave', type: 'u8', channels: 3, boundary: 'clamp' }),
-];
-
-/** The variants the large image runs through: a single-stage one and a staged, float one. */
-const large = (v: Variant): boolean => (v.pipeline === 'box3' && v.boundary === 'mirror') || (v.pipeline === 'harris' && v.type === 'u8');
-
-const missing = await pickGpuDevice('opencl').then(
-  () => null,
-  (e: Error) => e.message,
-);
+const VARIANTS = allPipelines(2);
+const missing = await deviceMissing('opencl');
 
 describe.skipIf(missing !== null)(`the gpu schedule on OpenCL${missing ? ` (skipped: ${missing})` : ''}`, () => {
   let kernels: KernelSet;
@@ -49,21 +23,9 @@ describe.skipIf(missing !== null)(`the gpu schedule on OpenCL${missing ? ` (skip
     kernels = await compileKernels(VARIANTS);
   });
 
-  function check(v: Variant, w: number, h: number): void {
-    const label = `${v.pipeline} ${v.type}×${v.channels} ${v.boundary} ${w}×${h}`;
-    const kernel = kernels.kernel(v);
-    if (v.pipeline === 'harris') {
-      const img = randomImage(v.type, w, h, v.channels, w * 17 + h);
-      expectCloseImage(kernel.run(img, { outside: GRAY_OUTSIDE }), referenceHarris(img, v.boundary, GRAY_OUTSIDE), label);
-    } else {
-      const img = randomImage(v.type, w, h, v.channels, w * 131 + h);
-      expectSameImage(kernel.run(img, { outside: OUTSIDE }), referenceInteger(v.pipeline, img, v.boundary, OUTSIDE, v.iter), label);
-    }
-  }
-
-  it.each(VARIANTS.map((v) => [`${v.pipeline} ${v.type}×${v.channels} ${v.boundary}`, v] as const))('%s matches the reference', (_name, v) => {
-    for (const [w, h] of SIZES) check(v, w, h);
-    if (large(v)) check(v, ...LARGE);
+  it.each(VARIANTS.map((v) => [variantLabel(v), v] as const))('%s matches the reference', (_name, v) => {
+    for (const [w, h] of GPU_SIZES) checkGpuKernel(kernels, v, w, h);
+    if (runsLarge(v)) checkGpuKernel(kernels, v, ...LARGE);
   });
 
   it('reports the device and the time its kernels ran, which grows with each run', () => {

@@ -1,0 +1,31 @@
+// The `gpu` schedule compiled for CUDA (NVVM kernels, PTX; every PTX is assembled with
+// ptxas at build time where ptxas is on the PATH, so its errors fail the compilation):
+// four pipelines covering one stage, staged temporaries in 16-bit and f32, and libdevice's
+// sine. Where an NVIDIA GPU is present they also run and must match the reference, as the
+// OpenCL ones do in gpu-opencl.test.ts.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { compileKernels, type KernelSet } from '../../libs/image/host.ts';
+import { checkGpuKernel, deviceMissing, fourPipelines, GPU_SIZES, LARGE, runsLarge, variantLabel } from './gpu-cases.ts';
+
+/** CUDA device 0. */
+const VARIANTS = fourPipelines(1);
+const missing = await deviceMissing('cuda');
+
+describe('the gpu schedule for CUDA', () => {
+  let kernels: KernelSet;
+  beforeAll(async () => {
+    kernels = await compileKernels(VARIANTS);
+  });
+
+  it('compiles every pipeline to NVVM kernels', () => {
+    for (const v of VARIANTS) expect(kernels.kernel(v).gpu).toBeDefined();
+  });
+
+  it.skipIf(missing !== null).each(VARIANTS.map((v) => [variantLabel(v), v] as const))(
+    `%s runs on CUDA 0 and matches the reference${missing ? ` (skipped: ${missing})` : ''}`,
+    (_name, v) => {
+      for (const [w, h] of GPU_SIZES) checkGpuKernel(kernels, v, w, h);
+      if (runsLarge(v)) checkGpuKernel(kernels, v, ...LARGE);
+    },
+  );
+});
