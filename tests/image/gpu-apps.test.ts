@@ -1,10 +1,14 @@
 // `blur --schedule gpu` and `harris --schedule gpu` in-process: the app names the device it
 // runs on, writes what the reference computes, and with --bench prints the kernels' device
 // time apart from the rest of a run; asked for a device that is not there (ANYDSL_DEVICE),
-// each app says so in one line and exits 1 without writing anything.
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+// each app says so in one line and exits 1 without writing anything. On a machine without
+// CUDA or OpenCL (an OpenCL loader that finds no platform, in a child process, since a
+// process lists the platforms once) the line says what to install.
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { main as blur } from '../../apps/blur/src/cli.ts';
 import { main as harris } from '../../apps/harris/src/cli.ts';
@@ -31,6 +35,8 @@ afterEach(() => {
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const missing = await deviceMissing('opencl');
+const cuda = await deviceMissing('cuda');
+const blurBin = fileURLToPath(new URL('../../apps/blur/bin/blur.mjs', import.meta.url));
 
 describe('--schedule gpu', () => {
   it.skipIf(missing !== null)(`blur runs box3 on OpenCL with --bench, as the reference computes${missing ? ` (skipped: ${missing})` : ''}`, async () => {
@@ -58,5 +64,16 @@ describe('--schedule gpu', () => {
       expect(r.out).toBe('');
       expect(existsSync(file('none.png'))).toBe(false);
     }
+  });
+
+  it.skipIf(cuda === null)('where there is neither CUDA nor OpenCL: one line saying what to install, exit 1', () => {
+    const vendors = file('no-vendors');
+    mkdirSync(vendors, { recursive: true });
+    const env = { ...process.env, OCL_ICD_VENDORS: vendors, ANYDSL_DEVICE: 'auto' };
+    const r = spawnSync(process.execPath, [blurBin, '--schedule', 'gpu', file('gray.png'), '-o', file('none.png')], { env, encoding: 'utf8' });
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/^blur: the gpu schedule needs a CUDA or OpenCL device, and there is none \(no OpenCL platform: install pocl-opencl-icd \(CPU\) or a GPU driver; for CUDA, install the NVIDIA driver\)\n$/);
+    expect(r.status).toBe(1);
+    expect(existsSync(file('none.png'))).toBe(false);
   });
 });
