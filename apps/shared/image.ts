@@ -18,7 +18,7 @@ import { pickGpuDevice } from '../../libs/image/device.ts';
 import type { Kernel } from '../../libs/image/host.ts';
 import type { Image } from '../../libs/image/image.ts';
 import { encodeImage, formatKeepsChannels, IMAGE_EXTENSIONS, type ImageFormat, imageFormatOf, readImage } from '../../libs/image/io.ts';
-import { type Boundary, BOUNDARIES, type ElementType, GPU_SCHEDULES, type Pipeline, type Schedule, SCHEDULES, SCHEDULE_DESCRIPTIONS } from '../../libs/image/variants.ts';
+import { type Boundary, BOUNDARIES, type ElementType, GPU_SCHEDULES, isGpuSchedule, type Pipeline, type Schedule, SCHEDULES, SCHEDULE_DESCRIPTIONS } from '../../libs/image/variants.ts';
 import { during, integerFrom, progress } from './cli.ts';
 import { checkOutputPath, writeFileAtomic } from '@anydsl/compiler';
 
@@ -121,7 +121,7 @@ export async function benchmarkKernel(label: string, pixels: number, runs: numbe
  * install where there is no CUDA or OpenCL device.
  */
 export async function gpuDeviceFor(schedule: Schedule): Promise<number | undefined> {
-  if (!(GPU_SCHEDULES as readonly string[]).includes(schedule)) return undefined;
+  if (!isGpuSchedule(schedule)) return undefined;
   const gpu = await pickGpuDevice();
   console.log(`device: ${gpu.name}`);
   return gpu.device;

@@ -58,9 +58,13 @@ export const SCHEDULE_DESCRIPTIONS: Record<Schedule, string> = {
   gpu: 'one work item per pixel in 32 × 4 blocks on a GPU (CUDA or OpenCL; ANYDSL_DEVICE picks), stages produced for the whole image first into device memory',
 };
 
-/** Whether the variant's kernels run on a GPU device. */
+/** Whether a schedule's kernels run on a GPU device. */
+export function isGpuSchedule(schedule: Schedule): boolean {
+  return (GPU_SCHEDULES as readonly string[]).includes(schedule);
+}
+
 export function isGpuVariant(v: Variant): boolean {
-  return (GPU_SCHEDULES as readonly string[]).includes(v.schedule);
+  return isGpuSchedule(v.schedule);
 }
 
 /** The runtime device of a GPU variant. */
