@@ -10,7 +10,13 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const PACKAGES = ['clang-19', 'llvm-19', 'lld-19', 'libtbb-dev', 'ocl-icd-libopencl1', 'pocl-opencl-icd'];
+// The toolchain, the OpenCL platform, and the references the tests compare against (Embree
+// for ray tracing, Parasail and SSW for alignment, built with g++; xz reads the bundled
+// scenes and sequences). The benchmarks install their other references themselves.
+const PACKAGES = [
+  'clang-19', 'llvm-19', 'lld-19', 'libtbb-dev', 'ocl-icd-libopencl1', 'pocl-opencl-icd',
+  'g++', 'xz-utils', 'libembree-dev', 'libparasail-dev', 'libssw-dev',
+];
 // The root manifests and every workspace's (a changed `bin` needs npm install too).
 const WORKSPACES = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).workspaces ?? [];
 const MANIFESTS = ['package.json', 'package-lock.json', ...WORKSPACES.map((w) => `${w}/package.json`)];
@@ -64,6 +70,11 @@ function missingNativeParts() {
   if (!libDirs.some((d) => existsSync(path.join(d, 'libtbb.so')))) missing.push('libtbb.so');
   if (!libDirs.some((d) => existsSync(path.join(d, 'libOpenCL.so.1')))) missing.push('the OpenCL ICD loader');
   if (!existsSync('/etc/OpenCL/vendors/pocl.icd')) missing.push('PoCL');
+  if (!findTool('g++', 'g++')) missing.push('g++');
+  if (!findTool('xz', 'xz')) missing.push('xz');
+  for (const [header, name] of [['embree3/rtcore.h', 'Embree'], ['parasail.h', 'Parasail'], ['ssw.h', 'SSW']]) {
+    if (!includeDirs.some((d) => existsSync(path.join(d, header)))) missing.push(name);
+  }
   return missing;
 }
 
