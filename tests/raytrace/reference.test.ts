@@ -139,7 +139,17 @@ describe('compareHits', () => {
   it('rejects a triangle the ray does not meet, a wrong t, a hit for a miss and a miss for a hit', () => {
     const bad = compareHits(square, rs, expected, hits([0, 1, 0], [1.01, 1, 1]), { anyHit: false });
     expect(bad.map((b) => b.ray)).toEqual([0, 1, 2]);
-    expect(compareHits(square, rs, expected, hits([-1, 0, -1], [-1, 1, -1]), { anyHit: false }).map((b) => b.ray)).toEqual([0]);
+    expect(compareHits(square, rs, expected, hits([0, -1, -1], [1, -1, -1]), { anyHit: false }).map((b) => b.ray)).toEqual([1]);
+  });
+
+  it('accepts the answers a ray grazing an edge can get in float32, and no more', () => {
+    // Ray 0 runs exactly along the shared edge: a kernel may slip between the two triangles.
+    expect(compareHits(square, rs, expected, hits([-1, 0, -1], [-1, 1, -1]), { anyHit: false })).toEqual([]);
+    // A ray just outside the square's outer edge may take it or miss; one well outside may not hit.
+    const edge = rays([1 + 1e-9, 0.5, -1, 0, 0, 1, 0, Infinity], [1.2, 0.5, -1, 0, 0, 1, 0, Infinity]);
+    const misses = traceBruteForce(square, edge, { anyHit: false });
+    expect(compareHits(square, edge, misses, hits([1, -1], [1, -1]), { anyHit: false })).toEqual([]);
+    expect(compareHits(square, edge, misses, hits([1, 1], [1, 1]), { anyHit: false }).map((b) => b.ray)).toEqual([1]);
   });
 
   it('with any hit compares hit or miss only', () => {
