@@ -1,0 +1,129 @@
+// The TypeScript side of the array library: the entry modules of Game of Life, PDE1 and
+// transpose for a schedule, compiled with the library through the artifact cache, and
+// runners that take and return typed arrays.
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { type CompiledLibrary, compile, type SourceFile } from '@anydsl/compiler';
+import { librarySources as imageSources } from '../image/host.ts';
+
+const LIBRARY_FILES = ['arrays.impala', 'programs.impala'];
+
+/** The schedules of the array programs; `opt` is the best there is (threads and vectors). */
+export const ARRAY_SCHEDULES = ['seq', 'par', 'vec', 'opt'] as const;
+export type ArraySchedule = (typeof ARRAY_SCHEDULES)[number];
+
+export const ARRAY_SCHEDULE_DESCRIPTIONS: Record<ArraySchedule, string> = {
+  seq: 'one thread, plain loops',
+  par: 'the outermost axis over all cores (TBB), inner axes sequential',
+  vec: 'one thread, the innermost axis in SIMD lanes (512-bit vectorize)',
+  opt: 'the outermost axis over all cores and the innermost in SIMD lanes',
+};
+
+/**
+ * The library's Impala sources (the image library's first, whose loop schedules `seq`,
+ * `vec` and `par` the arrays reuse), with repository-relative paths for diagnostics.
+ */
+export function librarySources(): SourceFile[] {
+  const own = LIBRARY_FILES.map((file) => ({
+    path: `libs/arrays/${file}`,
+    text: readFileSync(fileURLToPath(new URL(file, import.meta.url)), 'utf8'),
+  }));
+  return [...imageSources(), ...own];
+}
+
+/** The `sac::Sched` value of a schedule for elements of `bits` bits (lanes fill 512 bits). */
+export function scheduleImpala(schedule: ArraySchedule, bits: 32 | 64): string {
+  const lanes = 512 / bits;
+  switch (schedule) {
+    case 'seq':
+      return 'sac::seq_sched()';
+    case 'par':
+      return 'sac::par_sched()';
+    case 'vec':
+      return `sac::vec_sched(${lanes})`;
+    case 'opt':
+      return `sac::par_vec_sched(${lanes})`;
+  }
+}
+
+export function checkSchedule(schedule: string): asserts schedule is ArraySchedule {
+  if (!(ARRAY_SCHEDULES as readonly string[]).includes(schedule)) {
+    throw new Error(`unknown schedule '${schedule}' (one of ${ARRAY_SCHEDULES.join(', ')})`);
+  }
+}
+
+/** Compiles the library with `entries` (Impala source) at -O3 for this machine. */
+export async function compileEntries(entries: string, name = 'arrays_entry.impala'): Promise<CompiledLibrary> {
+  return compile({ sources: [...librarySources(), { path: name, text: entries }], options: { optLevel: 3 } });
+}
+
+export interface LifeRunner {
+  /** `steps` generations of the width × height torus in `board` (row-major, 1 = alive); returns the new board. */
+  step(board: Uint8Array, width: number, height: number, steps: number): Uint8Array;
+}
+
+function lifeEntry(schedule: ArraySchedule): string {
+  return [
+    `extern fn life_${schedule}(a: &mut [u8], b: &mut [u8], w: i32, h: i32, steps: i32) -> i32 {`,
+    `    life_run(${scheduleImpala(schedule, 32)}, sac::shape2(h, w), a, b, steps)`,
+    `}`,
+  ].join('\n');
+}
+
+/** Game of Life on a torus (B3/S23) under `schedule`. */
+export async function compileLife(schedule: ArraySchedule): Promise<LifeRunner> {
+  checkSchedule(schedule);
+  const fn = (await compileEntries(lifeEntry(schedule), 'life_entry.impala')).fn(`life_${schedule}`);
+  return {
+    step(board, width, height, steps) {
+      checkExtents('board', [width, height]);
+      checkCount('steps', steps);
+      if (board.length !== width * height) throw new Error(`a ${width}×${height} board has ${width * height} cells, got ${board.length}`);
+      const a = Uint8Array.from(board, (c) => (c ? 1 : 0));
+      const b = new Uint8Array(a.length);
+      const which = fn(a, b, width, height, steps) as number;
+      return which === 0 ? a : b;
+    },
+  };
+}
+
+export interface Pde1Runner {
+  /** `iterations` red-black iterations on the n³ grid u with right-hand side f (row-major); returns the new u. */
+  run(u: Float64Array, f: Float64Array, n: number, iterations: number): Float64Array;
+}
+
+function pde1Entry(schedule: ArraySchedule): string {
+  return [
+    `extern fn pde1_${schedule}(u: &mut [f64], f: &[f64], n: i32, iterations: i32) -> () {`,
+    `    pde1_run(${scheduleImpala(schedule, 64)}, sac::shape3(n, n, n), u, f, iterations)`,
+    `}`,
+  ].join('\n');
+}
+
+/** PDE1 (libs/arrays/README.md gives the exact definition) under `schedule`. */
+export async function compilePde1(schedule: ArraySchedule): Promise<Pde1Runner> {
+  checkSchedule(schedule);
+  const fn = (await compileEntries(pde1Entry(schedule), 'pde1_entry.impala')).fn(`pde1_${schedule}`);
+  return {
+    run(u, f, n, iterations) {
+      checkExtents('grid side', [n]);
+      checkCount('iterations', iterations);
+      if (n ** 3 > 2 ** 31 - 1) throw new Error(`a grid of side ${n} has more than 2^31 points`);
+      if (u.length !== n ** 3 || f.length !== n ** 3) throw new Error(`an ${n}³ grid has ${n ** 3} points, got u ${u.length} and f ${f.length}`);
+      const out = Float64Array.from(u);
+      fn(out, f, n, iterations);
+      return out;
+    },
+  };
+}
+
+function checkExtents(what: string, extents: number[]): void {
+  for (const e of extents) {
+    if (!Number.isInteger(e) || e < 1 || e > 2 ** 30) throw new Error(`${what} must be a positive integer, got ${e}`);
+  }
+  if (extents.reduce((a, b) => a * b, 1) > 2 ** 31 - 1) throw new Error(`${what}: more than 2^31 elements`);
+}
+
+function checkCount(what: string, n: number): void {
+  if (!Number.isInteger(n) || n < 0 || n > 2 ** 31 - 1) throw new Error(`${what} must be a non-negative integer, got ${n}`);
+}
