@@ -81,6 +81,37 @@ void anydsl_parallel_for(int32_t num_threads, int32_t lower, int32_t upper, void
 int32_t anydsl_spawn_thread(void* args, void (*fn)(void* args));
 void anydsl_sync_thread(int32_t id);
 
+/* Task graphs (the 2018 runtime's, on TBB's flow graph): a task calls fn(payload) once
+ * every task with an edge to it has run; anydsl_execute_graph starts the graph at root
+ * and returns when every task it reached has run. Ids are never reused. */
+typedef struct {
+    void (*fn)(uint64_t payload);
+    uint64_t payload;
+} anydsl_closure;
+int32_t anydsl_create_graph(void);
+int32_t anydsl_create_task(int32_t graph, anydsl_closure closure);
+void anydsl_create_edge(int32_t from, int32_t to);
+void anydsl_execute_graph(int32_t graph, int32_t root);
+
+/* The rest of the 2018 runtime.impala's bindings (compat.c). anydsl_info prints the
+ * platforms and their devices. anydsl_get_device_ptr is the address kernels of dev use
+ * for memory of anydsl_alloc_host(dev, ...) (an OpenCL buffer; the pointer itself
+ * elsewhere). The random numbers are splitmix64 from one state shared by all threads:
+ * anydsl_random_val_f32 is uniform in [0, 1) with 24 random bits. anydsl_is* are C's
+ * isinf/isnan/isfinite as 0 or 1. */
+void anydsl_info(void);
+void* anydsl_get_device_ptr(int32_t dev, void* ptr);
+void anydsl_release_host(int32_t dev, void* ptr);
+void anydsl_random_seed(uint32_t seed);
+uint64_t anydsl_random_val_u64(void);
+float anydsl_random_val_f32(void);
+int32_t anydsl_isinff(float x);
+int32_t anydsl_isnanf(float x);
+int32_t anydsl_isfinitef(float x);
+int32_t anydsl_isinf(double x);
+int32_t anydsl_isnan(double x);
+int32_t anydsl_isfinite(double x);
+
 /* Internal: reports a runtime error on stderr, flushes the program's output, aborts. */
 void anydsl_fatal(const char* fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 

@@ -5,7 +5,11 @@
 #include <thread>
 #include <unordered_map>
 
+#include <memory>
+#include <vector>
+
 #include <tbb/blocked_range.h>
+#include <tbb/flow_graph.h>
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
@@ -68,4 +72,67 @@ extern "C" void anydsl_sync_thread(int32_t id) {
     }
     // Joined outside the lock so the joined thread may itself spawn or sync.
     thread.join();
+}
+
+namespace {
+
+// The task graphs of the 2018 runtime: a task runs its closure once every task with an
+// edge to it has run, on TBB's flow graph. Graphs and tasks live until the program ends,
+// like the original's; their ids index these tables.
+using Task = tbb::flow::continue_node<tbb::flow::continue_msg>;
+
+struct Graphs {
+    std::mutex mutex;
+    std::vector<std::unique_ptr<tbb::flow::graph>> graphs;
+    std::vector<std::unique_ptr<Task>> tasks;
+    std::vector<int32_t> task_graph;
+};
+
+Graphs& graphs() {
+    static Graphs* g = new Graphs;  // never destroyed, as the thread table
+    return *g;
+}
+
+}  // namespace
+
+extern "C" int32_t anydsl_create_graph(void) {
+    Graphs& g = graphs();
+    std::lock_guard<std::mutex> lock(g.mutex);
+    g.graphs.emplace_back(new tbb::flow::graph);
+    return static_cast<int32_t>(g.graphs.size() - 1);
+}
+
+extern "C" int32_t anydsl_create_task(int32_t graph, anydsl_closure closure) {
+    Graphs& g = graphs();
+    std::lock_guard<std::mutex> lock(g.mutex);
+    if (graph < 0 || static_cast<size_t>(graph) >= g.graphs.size()) anydsl_fatal("anydsl_create_task: no graph %d", graph);
+    g.tasks.emplace_back(new Task(*g.graphs[graph], [closure](const tbb::flow::continue_msg&) { closure.fn(closure.payload); }));
+    g.task_graph.push_back(graph);
+    return static_cast<int32_t>(g.tasks.size() - 1);
+}
+
+extern "C" void anydsl_create_edge(int32_t from, int32_t to) {
+    Graphs& g = graphs();
+    std::lock_guard<std::mutex> lock(g.mutex);
+    int32_t count = static_cast<int32_t>(g.tasks.size());
+    if (from < 0 || from >= count || to < 0 || to >= count) anydsl_fatal("anydsl_create_edge: no task %d", from < 0 || from >= count ? from : to);
+    if (g.task_graph[from] != g.task_graph[to]) anydsl_fatal("anydsl_create_edge: tasks %d and %d are in different graphs", from, to);
+    tbb::flow::make_edge(*g.tasks[from], *g.tasks[to]);
+}
+
+extern "C" void anydsl_execute_graph(int32_t graph, int32_t root) {
+    Graphs& g = graphs();
+    tbb::flow::graph* flow;
+    Task* start;
+    {
+        std::lock_guard<std::mutex> lock(g.mutex);
+        if (graph < 0 || static_cast<size_t>(graph) >= g.graphs.size()) anydsl_fatal("anydsl_execute_graph: no graph %d", graph);
+        if (root < 0 || static_cast<size_t>(root) >= g.tasks.size() || g.task_graph[root] != graph)
+            anydsl_fatal("anydsl_execute_graph: no task %d in graph %d", root, graph);
+        flow = g.graphs[graph].get();
+        start = g.tasks[root].get();
+    }
+    // Outside the lock: the tasks may create graphs and tasks themselves.
+    start->try_put(tbb::flow::continue_msg());
+    flow->wait_for_all();
 }

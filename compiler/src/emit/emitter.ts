@@ -1,7 +1,7 @@
 // Program-wide emission state: the fn instances (one continuation per fn and
 // concrete type arguments, bodies emitted from a worklist so recursion needs no
 // special case), imported and compiler-known functions, string globals, statics.
-import type { Continuation, Def, Intrinsic, VariantType, World } from '../ir/index.ts';
+import type { Continuation, Def, FnType, Intrinsic, VariantType, World } from '../ir/index.ts';
 import type { EnumDecl, FnDecl, StaticDecl } from '../syntax/ast.ts';
 import type { DiagnosticSink, Span } from '../syntax/diagnostics.ts';
 import type { Program } from '../sema/program.ts';
@@ -35,6 +35,7 @@ export class Emitter {
   private readonly ctors = new Map<string, Continuation>();
   private readonly strings = new Map<Def, Def>();
   private readonly statics = new Map<StaticDecl, StaticRef | null>();
+  private vectorizeAdapter: Continuation | null = null;
 
   constructor(
     readonly world: World,
@@ -84,6 +85,7 @@ export class Emitter {
         return w.imported(this.signatureType(decl, typeArgs), name, 'device', decl.linkName ?? name);
       case 'thorin': {
         const type = this.signatureType(decl, typeArgs);
+        if (name === 'vectorize' && type.params.length === 7) return this.vectorize2018(type);
         if (intrinsicKinds.has(name)) return w.intrinsic(name as Exclude<Intrinsic, 'none'>, type);
         this.sink.error(span, primopBuiltins.has(name)
           ? `compiler-known function '${name}' can only be called, not used as a value`
@@ -95,6 +97,24 @@ export class Emitter {
         this.sink.error(span, `function '${name}' has no body`);
         return w.bottom(this.signatureType(decl, typeArgs));
     }
+  }
+
+  /**
+   * The 2018 runtime's `vectorize(length, alignment, lower, upper, body)` (sema accepts its
+   * declaration): the intrinsic without the alignment, which only hinted at the alignment of
+   * the data. Its filter inlines it everywhere, so after pe the intrinsic is called directly.
+   */
+  private vectorize2018(type: FnType): Continuation {
+    if (!this.vectorizeAdapter) {
+      const w = this.world;
+      const [mem, length, , lower, upper, body, ret] = type.params;
+      const intrinsic = w.intrinsic('vectorize', w.fnType([mem!, length!, lower!, upper!, body!, ret!]));
+      const c = w.continuation(type, 'vectorize', ['mem', 'length', 'alignment', 'lower', 'upper', 'body', 'return']);
+      c.jump(intrinsic, [0, 1, 3, 4, 5, 6].map((i) => c.param(i)));
+      c.filter = c.params.map((_, i) => w.litBool(i > 0 && i < 6));
+      this.vectorizeAdapter = c;
+    }
+    return this.vectorizeAdapter;
   }
 
   /** One immutable global per distinct string literal. */

@@ -76,6 +76,27 @@ const runtime: Record<string, ExternFn> = {
     copyBytes(ctx.types, pointer(src, 'anydsl_copy'), Number(srcOff), pointer(dst, 'anydsl_copy'), Number(dstOff), Number(size));
     return undefined;
   },
+  anydsl_release_host: (ctx, args, callee) => runtime.anydsl_release!(ctx, args, callee),
+  // Every buffer is host memory to the interpreter: kernels see the host's pointers.
+  anydsl_get_device_ptr: (_ctx, [, p]) => p,
+  anydsl_info: (ctx) => {
+    ctx.write(ascii('Available platforms:\n    * host: the CPU\n'));
+    return undefined;
+  },
+  anydsl_random_seed: (ctx, [seed]) => {
+    randomStates.set(ctx, BigInt.asUintN(32, seed as bigint));
+    return undefined;
+  },
+  anydsl_random_val_u64: (ctx) => nextRandom(ctx),
+  anydsl_random_val_f32: (ctx) => Number(nextRandom(ctx) >> 40n) * 2 ** -24,
+  anydsl_isinff: (_ctx, [x]) => isInf(x as number),
+  anydsl_isinf: (_ctx, [x]) => isInf(x as number),
+  anydsl_isnanf: (_ctx, [x]) => (Number.isNaN(x) ? 1n : 0n),
+  anydsl_isnan: (_ctx, [x]) => (Number.isNaN(x) ? 1n : 0n),
+  anydsl_isfinitef: (_ctx, [x]) => (Number.isFinite(x) ? 1n : 0n),
+  anydsl_isfinite: (_ctx, [x]) => (Number.isFinite(x) ? 1n : 0n),
+  // Launches finish inside the call that makes them: no kernel time is measured.
+  anydsl_get_kernel_time: () => 0n,
   anydsl_get_micro_time: () => BigInt(Math.round((performance.now() - start) * 1e3)),
   anydsl_get_nano_time: () => BigInt(Math.round((performance.now() - start) * 1e6)),
   abs: intAbs,
@@ -102,6 +123,20 @@ const runtime: Record<string, ExternFn> = {
     return dst;
   },
 };
+
+const isInf = (x: number): bigint => (x === Infinity || x === -Infinity ? 1n : 0n);
+
+/** The state of runtime/compat.c's splitmix64, per run of the interpreter; its initial value is compat.c's. */
+const randomStates = new WeakMap<ExternContext, bigint>();
+
+function nextRandom(ctx: ExternContext): bigint {
+  const state = BigInt.asUintN(64, (randomStates.get(ctx) ?? 0x853c49e6748fea9bn) + 0x9e3779b97f4a7c15n);
+  randomStates.set(ctx, state);
+  let z = state;
+  z = BigInt.asUintN(64, (z ^ (z >> 30n)) * 0xbf58476d1ce4e5b9n);
+  z = BigInt.asUintN(64, (z ^ (z >> 27n)) * 0x94d049bb133111ebn);
+  return z ^ (z >> 31n);
+}
 
 function intAbs(_ctx: ExternContext, [x]: readonly Value[], callee: Continuation): Value {
   const v = x as bigint;
