@@ -1,51 +1,147 @@
-// Halide generator for the image benchmark: builds the reference kernels ahead of time
-// (static libraries + headers for the host CPU) with the arithmetic of libs/image's
-// pipelines, so the outputs can be compared bit for bit (box3) or to 1e-5 (Harris).
+// Halide generator for the image references: compiles one libs/image pipeline, for one
+// element type and channel count, under one schedule, ahead of time for the host CPU, into
+// a static library (without the Halide runtime) that references.ts links into a shared
+// object for halide_driver.cpp, which has the runtime. The algorithms have the arithmetic of libs/image/pipelines.impala,
+// so outputs agree bit for bit (integer pipelines) or to 1e-5 (Harris).
 //
-//   halide_pipelines <output dir>
+//   halide_pipelines <out dir> <name> <pipeline> <type> <channels> <schedule> <width> <height> <cores> <llc bytes>
+//   halide_pipelines --target        (prints the host target the kernels are compiled for)
+//   halide_pipelines --runtime <file.o>   (the Halide runtime for that target, for the driver)
+//
+// pipeline: box3 gauss5 unsharp sobel harris; type: u8 i32 f32 (harris: u8 or f32 gray);
+// schedule: app (the schedule of Halide's own app for the pipeline), adams2019, li2018,
+// mullapudi2016 (the autoschedulers Debian ships; the image size is their estimate, cores and
+// LLC their machine parameters), same (libs/image's `opt`: 512 × 32 tiles). Prints the target
+// and, for an autoscheduler, the schedule it chose.
+//
+// A new pipeline is one entry in PIPELINES: its algorithm (`Stages`) and its app schedule.
 #include "Halide.h"
 
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <map>
 #include <string>
+
+// Where Debian's libhalide14-0-dev puts the autoscheduler plugins.
+#ifndef HALIDE_PLUGIN_DIR
+#define HALIDE_PLUGIN_DIR "/usr/lib/x86_64-linux-gnu/halide14"
+#endif
 
 using namespace Halide;
 
 namespace {
 
-Var x("x"), y("y"), xi("xi"), yi("yi");
+Var x("x"), y("y"), c("c"), xi("xi"), yi("yi"), xo("xo"), yo("yo");
 
-// The tile ours uses (libs/image/variants.ts, schedules tile/vec/opt): 512 × 32, rows of
-// tiles in parallel, and the vector width of ours' vec(16).
+// Ours' `opt` tiles (libs/image/variants.ts): 512 × 32, vectorised, rows of tiles in parallel.
 constexpr int TILE_W = 512;
 constexpr int TILE_H = 32;
-constexpr int LANES = 16;
+// The strip height of Halide's apps/blur and apps/harris CPU schedules.
+constexpr int APP_STRIP = 32;
 
-// Guarded tails, as ours cuts edge tiles short: Halide's default shifts the last tile inwards,
-// which needs the image to be at least a tile (--compare takes any size). Loop partitioning
-// keeps the guard out of full tiles.
-void tiled(Func f) {
-    f.tile(x, y, xi, yi, TILE_W, TILE_H, TailStrategy::GuardWithIf).vectorize(xi, LANES).parallel(y);
+/** A pipeline's Funcs: the output (x, y, c) and its intermediate stages, by role. */
+struct Stages {
+    Func out;
+    /** The stage a stencil reads (blur_x, the horizontal Gaussian pass, Harris' products), if any. */
+    Func first;
+    /** Type the arithmetic is done in, for the vector width. */
+    Type compute;
+    /** Harris only: the gray image, Ix and Iy, the stages Halide's apps/harris schedules. */
+    Func gray, ix, iy;
+};
+
+struct Spec {
+    std::string pipeline, type, schedule;
+    int channels, width, height;
+    Target target;
+};
+
+int out_channels(const Spec &s) { return s.pipeline == "harris" ? 1 : s.channels; }
+
+// The clamp boundary (Halide's repeat_edge = Impala's clamp_mode) on an interleaved image.
+Func clamped(ImageParam in) { return BoundaryConditions::repeat_edge(in); }
+
+// 3 × 3 box blur: blur_x, then blur_y over it, each dividing by 3. u8 computes in 16 bits
+// (3 · 255 fits), as Halide's apps/blur does; i32 in 32 (inputs are ≥ 0, so Halide's floor
+// division equals Impala's truncating one).
+Stages box3(ImageParam input, const Spec &s) {
+    Func in = clamped(input);
+    Type t = s.type == "u8" ? UInt(16) : Int(32);
+    Func bx("blur_x"), out("blur_y");
+    auto v = [&](Expr xx, Expr yy) { return cast(t, in(xx, yy, c)); };
+    bx(x, y, c) = (v(x - 1, y) + v(x, y) + v(x + 1, y)) / 3;
+    out(x, y, c) = cast(input.type(), (bx(x, y - 1, c) + bx(x, y, c) + bx(x, y + 1, c)) / 3);
+    return {out, bx, t};
 }
 
-// box3 on i32 with clamp boundary: blur_x inlined into blur_y, as libs/image/pipelines.impala.
-// Halide's `/` rounds toward −∞ and Impala's toward 0; the inputs are non-negative, so they agree.
-void box3(const std::string &dir, const Target &target) {
-    ImageParam input(Int(32), 2, "input");
-    Func in = BoundaryConditions::repeat_edge(input);
-    Func blur_x("blur_x"), blur_y("blur_y");
-    blur_x(x, y) = (in(x - 1, y) + in(x, y) + in(x + 1, y)) / 3;
-    blur_y(x, y) = (blur_x(x, y - 1) + blur_x(x, y) + blur_x(x, y + 1)) / 3;
-    tiled(blur_y);
-    blur_y.compile_to_static_library(dir + "/halide_box3", {input}, "halide_box3", target);
+// The binomial 1 4 6 4 1 pass over `f` along x (dx = 1) or y.
+Expr binomial5(Func f, int dx, int dy) {
+    auto at = [&](int k) { return f(x + k * dx, y + k * dy, c); };
+    return at(-2) + 4 * at(-1) + 6 * at(0) + 4 * at(1) + at(2);
 }
 
-// Harris on a gray f32 image with clamp boundary, in the same operation order as
-// libs/image/pipelines.impala: Sobel / 12, the three products, 3 × 3 box sums row by row,
-// det − 0.04 · trace².
-Func harris(ImageParam input, Func &prod) {
-    Func g = BoundaryConditions::repeat_edge(input);
-    Expr ix = ((g(x + 1, y - 1) - g(x - 1, y - 1)) + 2.0f * (g(x + 1, y) - g(x - 1, y)) + (g(x + 1, y + 1) - g(x - 1, y + 1))) * (1.0f / 12.0f);
-    Expr iy = ((g(x - 1, y + 1) - g(x - 1, y - 1)) + 2.0f * (g(x, y + 1) - g(x, y - 1)) + (g(x + 1, y + 1) - g(x + 1, y - 1))) * (1.0f / 12.0f);
-    prod(x, y) = Tuple(ix * ix, iy * iy, ix * iy);
+// The 5 × 5 Gaussian's two passes, ((Σ + 128) / 256); u8 in 16 bits (16 · 16 · 255 + 128
+// fits), as ours' gauss5_u8 and OpenCV do. The integer sums are exact, so the order of
+// the passes does not change the result: `vertical_first` is apps/unsharp's order.
+Stages gauss5_passes(ImageParam input, const Spec &s, bool vertical_first) {
+    Func in = clamped(input);
+    Type t = s.type == "u8" ? UInt(16) : Int(32);
+    Func src("src"), pass1("pass1"), out("gauss5");
+    src(x, y, c) = cast(t, in(x, y, c));
+    pass1(x, y, c) = vertical_first ? binomial5(src, 0, 1) : binomial5(src, 1, 0);
+    Expr sum = vertical_first ? binomial5(pass1, 1, 0) : binomial5(pass1, 0, 1);
+    out(x, y, c) = s.type == "u8" ? cast<uint8_t>((sum + 128) >> 8) : (sum + 128) / 256;
+    return {out, pass1, t};
+}
+
+Stages gauss5(ImageParam input, const Spec &s) { return gauss5_passes(input, s, false); }
+
+// Unsharp mask 2·in − gauss5(in), saturated to u8 as ours' u8 write does (16-bit signed arithmetic).
+Stages unsharp(ImageParam input, const Spec &s) {
+    Stages g = gauss5_passes(input, s, s.schedule == "app");
+    Func in = clamped(input);
+    Func out("unsharp");
+    if (s.type == "u8") {
+        out(x, y, c) = saturating_cast<uint8_t>(2 * cast<int16_t>(in(x, y, c)) - cast<int16_t>(g.out(x, y, c)));
+    } else {
+        out(x, y, c) = 2 * in(x, y, c) - g.out(x, y, c);
+    }
+    return {out, g.first, g.compute};
+}
+
+// Sobel magnitude |gx| + |gy|, saturated to u8 (16-bit arithmetic: |gx| + |gy| ≤ 2040).
+Stages sobel(ImageParam input, const Spec &s) {
+    Func in = clamped(input);
+    Type t = s.type == "u8" ? Int(16) : Int(32);
+    auto r = [&](int dx, int dy) { return cast(t, in(x + dx, y + dy, c)); };
+    Expr gx = (r(1, -1) + 2 * r(1, 0) + r(1, 1)) - (r(-1, -1) + 2 * r(-1, 0) + r(-1, 1));
+    Expr gy = (r(-1, 1) + 2 * r(0, 1) + r(1, 1)) - (r(-1, -1) + 2 * r(0, -1) + r(1, -1));
+    Func out("sobel");
+    if (s.type == "u8") {
+        out(x, y, c) = saturating_cast<uint8_t>(cast<uint16_t>(abs(gx)) + cast<uint16_t>(abs(gy)));
+    } else {
+        out(x, y, c) = cast<int32_t>(abs(gx)) + cast<int32_t>(abs(gy));
+    }
+    return {out, Func(), t};
+}
+
+// Harris on the gray image, in the operation order of pipelines.impala: gray (Rec. 601 of
+// v / 255, alpha ignored) from u8, or the f32 gray input itself; Sobel / 12; the three
+// products; 3 × 3 box sums row by row; det − 0.04 · trace². One output channel.
+Stages harris(ImageParam input, const Spec &s) {
+    Func in = clamped(input);
+    Func gray("gray"), ix("Ix"), iy("Iy"), prod("prod"), out("harris");
+    if (s.type == "u8") {
+        auto v = [&](int ch) { return cast<float>(in(x, y, ch)) * (1.0f / 255.0f); };
+        gray(x, y) = s.channels < 3 ? v(0) : 0.299f * v(0) + 0.587f * v(1) + 0.114f * v(2);
+    } else {
+        gray(x, y) = in(x, y, 0);
+    }
+    Func &g = gray;
+    ix(x, y) = ((g(x + 1, y - 1) - g(x - 1, y - 1)) + 2.0f * (g(x + 1, y) - g(x - 1, y)) + (g(x + 1, y + 1) - g(x - 1, y + 1))) * (1.0f / 12.0f);
+    iy(x, y) = ((g(x - 1, y + 1) - g(x - 1, y - 1)) + 2.0f * (g(x, y + 1) - g(x, y - 1)) + (g(x + 1, y + 1) - g(x + 1, y - 1))) * (1.0f / 12.0f);
+    prod(x, y) = Tuple(ix(x, y) * ix(x, y), iy(x, y) * iy(x, y), ix(x, y) * iy(x, y));
     auto box = [&](int k) {
         auto row = [&](int dy) { return prod(x - 1, y + dy)[k] + prod(x, y + dy)[k] + prod(x + 1, y + dy)[k]; };
         return row(-1) + row(0) + row(1);
@@ -53,60 +149,153 @@ Func harris(ImageParam input, Func &prod) {
     Expr sxx = box(0), syy = box(1), sxy = box(2);
     Expr det = sxx * syy - sxy * sxy;
     Expr trace = sxx + syy;
-    Func out("harris");
-    out(x, y) = det - 0.04f * trace * trace;
-    return out;
+    out(x, y, c) = det - 0.04f * trace * trace;
+    Stages st{out, prod, Float(32)};
+    st.gray = gray;
+    st.ix = ix;
+    st.iy = iy;
+    return st;
 }
 
-// Ours' `opt` schedule: for each 512 × 32 output tile the products are computed on the tile
-// grown by one pixel into a per-tile buffer (compute_at the tile), then box-summed; tiles
-// vectorised, rows of tiles in parallel.
-void harris_tiled(const std::string &dir, const Target &target) {
-    ImageParam input(Float(32), 2, "input");
-    Func prod("prod");
-    Func out = harris(input, prod);
-    tiled(out);
-    prod.compute_at(out, x).vectorize(x, LANES);
-    out.compile_to_static_library(dir + "/halide_harris_tiled", {input}, "halide_harris_tiled", target);
+// ------------------------------------------------------------ schedules
+
+int lanes(const Spec &s, Type t) { return s.target.natural_vector_size(t); }
+
+// Channels innermost and unrolled, so that the stores of one vector of pixels combine into
+// one interleaved store (the layout of the image).
+void channels_inner(Func f, const Spec &s, int channels) {
+    f.bound(c, 0, channels).reorder(c, x, y);
+    if (channels > 1) f.unroll(c);
 }
 
-// Ours' `tile`/`vec` staging: the products computed for the whole image first (compute_root),
-// both stages in 512 × 32 tiles, vectorised, rows of tiles in parallel.
-void harris_root(const std::string &dir, const Target &target) {
-    ImageParam input(Float(32), 2, "input");
-    Func prod("prod");
-    Func out = harris(input, prod);
-    tiled(out);
-    prod.compute_root();
-    tiled(prod);
-    out.compile_to_static_library(dir + "/halide_harris_root", {input}, "halide_harris_root", target);
+// Halide's apps/blur CPU schedule (for box3; gauss5 and sobel, which have no app of their
+// own, take it too): 32-row strips in parallel, vectorised along x, the stage the stencil
+// reads stored per strip and computed per vector of output (a sliding window down the strip).
+void app_blur(Stages &st, const Spec &s) {
+    const int v = lanes(s, st.compute);
+    channels_inner(st.out, s, out_channels(s));
+    st.out.split(y, y, yi, APP_STRIP).parallel(y).vectorize(x, v, TailStrategy::GuardWithIf);
+    if (st.first.defined()) {
+        st.first.store_at(st.out, y).compute_at(st.out, x).vectorize(x, v);
+        channels_inner(st.first, s, s.channels);
+    }
 }
 
-// Halide's own apps/harris CPU schedule: strips of 32 rows in parallel, the products
-// computed per row inside the strip and kept in a sliding window (fused, no full-size temporaries).
-void harris_fused(const std::string &dir, const Target &target) {
-    ImageParam input(Float(32), 2, "input");
-    Func prod("prod");
-    Func out = harris(input, prod);
-    const int lanes = target.natural_vector_size<float>();
-    out.split(y, y, yi, TILE_H).parallel(y).vectorize(x, lanes);
-    prod.store_at(out, y).compute_at(out, yi).vectorize(x, lanes);
-    out.compile_to_static_library(dir + "/halide_harris_fused", {input}, "halide_harris_fused", target);
+// Halide's apps/unsharp CPU schedule: the first (vertical) pass computed per output row,
+// rows in parallel, vectorised along x.
+void app_unsharp(Stages &st, const Spec &s) {
+    const int v = lanes(s, st.compute);
+    channels_inner(st.out, s, s.channels);
+    st.out.vectorize(x, v, TailStrategy::GuardWithIf).parallel(y);
+    st.first.compute_at(st.out, y).vectorize(x, v, TailStrategy::GuardWithIf);
+    channels_inner(st.first, s, s.channels);
+}
+
+// Halide's apps/harris CPU schedule: 32-row strips in parallel, gray, Ix and Iy stored per
+// strip and computed per row (sliding windows), Ix computed with Iy, the rest inlined.
+void app_harris(Stages &st, const Spec &s) {
+    const int v = lanes(s, Float(32));
+    st.out.bound(c, 0, 1);
+    st.out.split(y, y, yi, APP_STRIP).parallel(y).vectorize(x, v, TailStrategy::GuardWithIf);
+    st.gray.store_at(st.out, y).compute_at(st.out, yi).vectorize(x, v, TailStrategy::GuardWithIf);
+    st.iy.store_at(st.out, y).compute_at(st.out, yi).vectorize(x, v, TailStrategy::GuardWithIf);
+    st.ix.store_at(st.out, y).compute_at(st.out, yi).vectorize(x, v, TailStrategy::GuardWithIf);
+    st.ix.compute_with(st.iy, x);
+}
+
+// libs/image's `opt`: 512 × 32 tiles (edge tiles cut short, as ours), rows of tiles in
+// parallel, the channels of a row of tiles one after another, 16 lanes (32 for 16-bit
+// arithmetic); the stage a stencil reads computed per tile on the tile grown by the stencil.
+// Harris from u8 computes its gray per tile too (ours' harris_staged).
+void same_as_ours(Stages &st, const Spec &s) {
+    const int v = st.compute.bits() == 16 ? 32 : 16;
+    st.out.bound(c, 0, out_channels(s))
+        .tile(x, y, xo, yo, xi, yi, TILE_W, TILE_H, TailStrategy::GuardWithIf)
+        .reorder(xi, yi, xo, c, yo)
+        .vectorize(xi, v)
+        .parallel(yo);
+    if (st.first.defined()) st.first.compute_at(st.out, xo).vectorize(x, v);
+    if (s.pipeline == "harris" && s.type == "u8") st.gray.compute_at(st.out, xo).vectorize(x, v);
+}
+
+using Algorithm = std::function<Stages(ImageParam, const Spec &)>;
+using Schedule = std::function<void(Stages &, const Spec &)>;
+
+struct PipelineDef {
+    Algorithm algorithm;
+    Schedule app;
+};
+
+const std::map<std::string, PipelineDef> PIPELINES = {
+    {"box3", {box3, app_blur}},
+    {"gauss5", {gauss5, app_blur}},
+    {"unsharp", {unsharp, app_unsharp}},
+    {"sobel", {sobel, app_blur}},
+    {"harris", {harris, app_harris}},
+};
+
+const std::map<std::string, std::string> AUTOSCHEDULERS = {
+    {"adams2019", "Adams2019"},
+    {"li2018", "Li2018"},
+    {"mullapudi2016", "Mullapudi2016"},
+};
+
+Type element(const std::string &t) { return t == "u8" ? UInt(8) : t == "i32" ? Int(32) : Float(32); }
+
+// Interleaved channels: x strides over the channels, c is the innermost dimension.
+template <typename P>
+void interleaved(P dims, int channels) {
+    dims.dim(0).set_stride(channels);
+    dims.dim(2).set_stride(1).set_bounds(0, channels);
 }
 
 }  // namespace
 
 int main(int argc, char **argv) {
-    if (argc != 2) {
-        fprintf(stderr, "usage: %s <output dir>\n", argv[0]);
+    if (argc == 2 && !strcmp(argv[1], "--target")) {
+        printf("%s\n", get_host_target().to_string().c_str());
+        return 0;
+    }
+    if (argc == 3 && !strcmp(argv[1], "--runtime")) {
+        compile_standalone_runtime(argv[2], get_host_target());
+        return 0;
+    }
+    if (argc != 11) {
+        fprintf(stderr, "usage: %s <out dir> <name> <pipeline> <type> <channels> <schedule> <width> <height> <cores> <llc bytes>\n", argv[0]);
         return 2;
     }
-    const std::string dir = argv[1];
-    const Target target = get_host_target();
-    box3(dir, target);
-    harris_tiled(dir, target);
-    harris_root(dir, target);
-    harris_fused(dir, target);
-    printf("%s\n", target.to_string().c_str());
+    const std::string dir = argv[1], name = argv[2];
+    Spec s{argv[3], argv[4], argv[6], atoi(argv[5]), atoi(argv[7]), atoi(argv[8]), get_host_target()};
+    const int cores = atoi(argv[9]);
+    const uint64_t llc = strtoull(argv[10], nullptr, 10);
+    auto def = PIPELINES.find(s.pipeline);
+    if (def == PIPELINES.end() || s.channels < 1 || s.channels > 4 || s.width < 1 || s.height < 1) {
+        fprintf(stderr, "unknown pipeline %s or bad channels/size\n", s.pipeline.c_str());
+        return 2;
+    }
+    ImageParam input(element(s.type), 3, "input");
+    Stages st = def->second.algorithm(input, s);
+    interleaved(input, s.channels);
+    interleaved(st.out.output_buffer(), out_channels(s));
+
+    Pipeline p(st.out);
+    auto autos = AUTOSCHEDULERS.find(s.schedule);
+    if (s.schedule == "app") {
+        def->second.app(st, s);
+    } else if (s.schedule == "same") {
+        same_as_ours(st, s);
+    } else if (autos != AUTOSCHEDULERS.end()) {
+        load_plugin(std::string(HALIDE_PLUGIN_DIR "/libautoschedule_") + s.schedule + ".so");
+        input.dim(0).set_estimate(0, s.width).dim(1).set_estimate(0, s.height).dim(2).set_estimate(0, s.channels);
+        st.out.set_estimate(x, 0, s.width).set_estimate(y, 0, s.height).set_estimate(c, 0, out_channels(s));
+        AutoSchedulerResults r = p.auto_schedule(autos->second, s.target, MachineParams(cores, llc, 40));
+        printf("schedule:\n%s\n", r.schedule_source.c_str());
+    } else {
+        fprintf(stderr, "unknown schedule %s\n", s.schedule.c_str());
+        return 2;
+    }
+    // The runtime is linked into the driver once (--runtime), not into every kernel.
+    p.compile_to_static_library(dir + "/" + name, {input}, name, s.target.with_feature(Target::NoRuntime));
+    printf("target: %s\n", s.target.to_string().c_str());
     return 0;
 }

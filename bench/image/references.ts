@@ -5,7 +5,7 @@
 // The C++ references are built from the sources next to this file against the Debian
 // packages (never installed from here: a missing one is an error that names it) and cached
 // under .cache/bench/image/<reference>-<hash of sources, compiler, CPU>.
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -27,33 +27,80 @@ export const REFERENCE_TITLES: Record<ReferenceName, string> = {
   sharp: 'sharp (libvips)',
 };
 
+/** The schedules each Halide pipeline is compiled with (halide_pipelines.cpp). */
+export const HALIDE_SCHEDULES = ['app', 'adams2019', 'li2018', 'mullapudi2016', 'same'] as const;
+export type HalideSchedule = (typeof HALIDE_SCHEDULES)[number];
+
+/** A Halide schedule as a table names it. */
+export const HALIDE_SCHEDULE_TITLES: Record<HalideSchedule, string> = {
+  app: 'app schedule',
+  adams2019: 'Adams2019',
+  li2018: 'Li2018',
+  mullapudi2016: 'Mullapudi2016',
+  same: 'same as ours',
+};
+
 /** One kernel of a reference that computes a libs/image pipeline exactly (clamp boundary). */
 export interface ReferenceKernel {
   reference: ReferenceName;
   /** The name its driver knows it by. */
   kernel: string;
   pipeline: Pipeline;
-  /** The element type it computes on; Harris takes the f32 gray image. */
+  /** The element type of the input it computes on; Harris from u8 (any channels) or the f32 gray image. */
   type: ElementType;
+  /** Halide only: the schedule it is compiled with. */
+  halide?: HalideSchedule;
   /** How the reference computes it. */
   schedule: string;
 }
 
-const HALIDE_TILES = '512 × 32 tiles, 16-lane vectorize, rows of tiles in parallel';
+const OURS_TILES = '512 × 32 tiles, 16 lanes (32 in 16-bit arithmetic), rows of tiles in parallel, channels of a row of tiles one after another';
+const AUTOSCHEDULED = 'for the image size (rounded up to a multiple of 512) and this CPU (cores, last-level cache)';
 
-/** The first kernel of a reference for a pipeline and type is the one --compare runs. */
+/** What Halide's app schedule of each pipeline is (halide_pipelines.cpp has it in code). */
+const HALIDE_APP: Partial<Record<Pipeline, string>> = {
+  box3: "apps/blur: 32-row strips in parallel, vectorised, blur_x stored per strip and computed per vector (sliding window), in 16-bit arithmetic for u8",
+  gauss5: "apps/blur's schedule (Halide has no gauss5 app): the horizontal pass stored per strip of 32 rows, computed per vector",
+  unsharp: 'apps/unsharp: the vertical pass computed per output row, rows in parallel, vectorised',
+  sobel: "apps/blur's strips (no sobel app; nothing to stage): 32-row strips in parallel, vectorised",
+  harris: 'apps/harris: 32-row strips in parallel, gray, Ix, Iy stored per strip and computed per row (sliding windows), Ix computed with Iy',
+};
+
+const HALIDE_SAME: Partial<Record<Pipeline, string>> = {
+  box3: `blur_x inlined, ${OURS_TILES}`,
+  gauss5: `${OURS_TILES}; the horizontal pass per tile on the tile grown by 2 rows`,
+  unsharp: `${OURS_TILES}; the horizontal pass per tile on the tile grown by 2 rows`,
+  sobel: `inlined, ${OURS_TILES}`,
+  harris: `${OURS_TILES}; the products (and the gray from u8) per tile on the tile grown by 1 px`,
+};
+
+function halideKernels(pipeline: Pipeline, types: readonly ElementType[]): ReferenceKernel[] {
+  return types.flatMap((type) =>
+    HALIDE_SCHEDULES.map((halide) => ({
+      reference: 'halide' as const,
+      kernel: `${pipeline}_${type}_${halide}`,
+      pipeline,
+      type,
+      halide,
+      schedule: halide === 'app' ? HALIDE_APP[pipeline]! : halide === 'same' ? HALIDE_SAME[pipeline]! : `the ${HALIDE_SCHEDULE_TITLES[halide]} autoscheduler ${AUTOSCHEDULED}`,
+    })),
+  );
+}
+
+/**
+ * Every kernel of every reference. Halide has each pipeline under each of HALIDE_SCHEDULES
+ * on interleaved images of 1 to 4 channels; OpenCV filters interleaved colour images in one call.
+ */
 export const REFERENCE_KERNELS: readonly ReferenceKernel[] = [
-  { reference: 'halide', kernel: 'box3', pipeline: 'box3', type: 'i32', schedule: `blur_x inlined, ${HALIDE_TILES}` },
-  { reference: 'halide', kernel: 'harris_tiled', pipeline: 'harris', type: 'f32', schedule: `${HALIDE_TILES}; products compute_at each tile (on the tile grown by 1 px)` },
-  { reference: 'halide', kernel: 'harris_root', pipeline: 'harris', type: 'f32', schedule: `products compute_root; both stages in ${HALIDE_TILES}` },
-  { reference: 'halide', kernel: 'harris_fused', pipeline: 'harris', type: 'f32', schedule: "Halide's apps/harris CPU schedule: 32-row strips in parallel, products store_at the strip and compute_at each row (sliding window)" },
-  { reference: 'opencv', kernel: 'gauss5', pipeline: 'gauss5', type: 'u8', schedule: 'cv::GaussianBlur 5×5, σ = 0 (separable, fixed point, SIMD, parallel_for_)' },
-  { reference: 'opencv', kernel: 'unsharp', pipeline: 'unsharp', type: 'u8', schedule: 'cv::GaussianBlur 5×5 then cv::addWeighted(in, 2, blurred, −1)' },
-  { reference: 'opencv', kernel: 'sobel', pipeline: 'sobel', type: 'u8', schedule: 'two 16-bit cv::Sobel, cv::absdiff, saturating cv::add' },
+  ...(['box3', 'gauss5', 'unsharp', 'sobel'] as const).flatMap((p) => halideKernels(p, ['u8', 'i32'])),
+  ...halideKernels('harris', ['u8', 'f32']),
+  { reference: 'opencv', kernel: 'gauss5', pipeline: 'gauss5', type: 'u8', schedule: 'cv::GaussianBlur 5×5, σ = 0 (separable, fixed point, SIMD, parallel_for_), on all channels in one call' },
+  { reference: 'opencv', kernel: 'unsharp', pipeline: 'unsharp', type: 'u8', schedule: 'cv::GaussianBlur 5×5 then cv::addWeighted(in, 2, blurred, −1), on all channels in one call' },
+  { reference: 'opencv', kernel: 'sobel', pipeline: 'sobel', type: 'u8', schedule: 'two 16-bit cv::Sobel, cv::absdiff, saturating cv::add, on all channels in one call' },
   // libvips' integer convolution divides by the scale rounding down, which is ours' `/ 3` on
   // values ≥ 0; gauss5 rounds to nearest ((Σ + 128) / 256), which sharp's integer-only
   // offset, added after the division, cannot express.
-  { reference: 'sharp', kernel: 'box3', pipeline: 'box3', type: 'u8', schedule: 'two sharp convolve passes (1 1 1 across, then down, scale 3)' },
+  { reference: 'sharp', kernel: 'box3', pipeline: 'box3', type: 'u8', schedule: 'two sharp convolve passes (1 1 1 across, then down, scale 3), one channel at a time' },
 ];
 
 /** "box3 on i32 and harris on f32": what `reference` reproduces. */
@@ -63,15 +110,21 @@ export function supportedBy(reference: ReferenceName): string {
   return [...byType].map(([type, pipelines]) => `${[...pipelines].join(', ')} on ${type}`).join(' and ');
 }
 
-/** The kernel of `reference` that computes `pipeline` on `type` exactly; a one-line error naming what it supports otherwise. */
-export function referenceKernel(reference: ReferenceName, pipeline: Pipeline, type: ElementType, boundary: Boundary): ReferenceKernel {
-  const kernel = REFERENCE_KERNELS.find((k) => k.reference === reference && k.pipeline === pipeline && k.type === type);
-  if (!kernel || boundary !== 'clamp') {
-    const what = kernel ? `the ${boundary} boundary` : `${pipeline} on ${type}`;
+/**
+ * The kernels of `reference` that compute `pipeline` on `type` exactly (Halide: one per
+ * schedule); a one-line error naming what it supports otherwise.
+ */
+export function referenceKernels(reference: ReferenceName, pipeline: Pipeline, type: ElementType, boundary: Boundary): ReferenceKernel[] {
+  const kernels = REFERENCE_KERNELS.filter((k) => k.reference === reference && k.pipeline === pipeline && k.type === type);
+  if (kernels.length === 0 || boundary !== 'clamp') {
+    const what = kernels.length ? `the ${boundary} boundary` : `${pipeline} on ${type}`;
     throw new Error(`${REFERENCE_TITLES[reference]} cannot reproduce ${what}; it reproduces ${supportedBy(reference)}, with the clamp boundary only`);
   }
-  return kernel;
+  return kernels;
 }
+
+/** "Halide 14 (Adams2019)": a kernel as a table or a line names it. */
+export const kernelTitle = (k: ReferenceKernel): string => `${REFERENCE_TITLES[k.reference]}${k.halide ? ` (${HALIDE_SCHEDULE_TITLES[k.halide]})` : ''}`;
 
 // ------------------------------------------------------------ packages
 
@@ -111,7 +164,7 @@ export async function buildTool(exe: string, source: string, flags: readonly str
 
 // ------------------------------------------------------------ running
 
-interface PlaneRun {
+interface KernelRun {
   times: number[];
   output: Image;
   /** What the reference said about itself (threads, version), if anything. */
@@ -121,24 +174,31 @@ interface PlaneRun {
 interface Prepared {
   /** The reference as the notes name it: version, target, threads. */
   about: string;
-  /** Runs `kernel` on a one-channel image `runs` times after a warm-up. */
-  run(kernel: string, plane: Image, runs: number, onRun?: (done: number) => void): Promise<PlaneRun>;
+  /** Whether it takes an interleaved image of several channels in one call (otherwise one plane at a time). */
+  interleaved: boolean;
+  /** Runs `k` on `input` `runs` times after a warm-up; `onStep` hears about long builds. */
+  run(k: ReferenceKernel, input: Image, runs: number, onRun?: (done: number) => void, onStep?: (step: string) => void): Promise<KernelRun>;
 }
 
-/** Runs a C++ driver (`driver <kernel> <w> <h> <runs> <in> <out>`, times as JSON on stdout) on one plane. */
-async function runDriver(exe: string, kernel: string, plane: Image, runs: number, onRun?: (done: number) => void): Promise<PlaneRun> {
+/** The output a kernel writes for `input`: Harris one f32 channel, the others the input's type and channels. */
+function outputFor(k: ReferenceKernel, input: Image): Image {
+  return k.pipeline === 'harris' ? makeImage('f32', input.width, input.height, 1) : makeImage(input.type, input.width, input.height, input.channels);
+}
+
+/** Runs a C++ driver with `args(in.raw, out.raw)`, which prints the times as JSON on stdout, and reads back `output`. */
+async function runDriver(exe: string, args: (inFile: string, outFile: string) => string[], input: Image, output: Image, onRun?: (done: number) => void): Promise<KernelRun> {
   const tmp = await mkdtemp(path.join(os.tmpdir(), 'image-reference-'));
   try {
     const inFile = path.join(tmp, 'in.raw');
     const outFile = path.join(tmp, 'out.raw');
-    await writeFile(inFile, rawBytes(plane));
+    await writeFile(inFile, rawBytes(input));
+    const argv = args(inFile, outFile);
     // The driver flushes each time as it ends; a number is complete once a separator follows.
-    const r = await exec(exe, [kernel, String(plane.width), String(plane.height), String(runs), inFile, outFile], (stdout) => onRun?.((stdout.match(/[\d.]+(?=[,\]])/g) ?? []).length));
-    const name = `${path.basename(exe)} ${kernel}`;
+    const r = await exec(exe, argv, (stdout) => onRun?.((stdout.match(/[\d.]+(?=[,\]])/g) ?? []).length));
+    const name = `${path.basename(exe)} ${argv[0]}`;
     if (!r.ok) throw new Error(`${name} failed: ${r.stderr.trim().split('\n').slice(-1)[0] ?? ''}`);
     const json = r.stdout.split('\n').find((l) => l.startsWith('{'));
     if (!json) throw new Error(`${name} printed no times`);
-    const output = makeImage(plane.type, plane.width, plane.height, 1);
     new Uint8Array(output.data.buffer).set((await readFile(outFile)).subarray(0, output.data.byteLength));
     return { times: (JSON.parse(json) as { ms: number[] }).ms, output, log: r.stderr.trim().split('\n').join('; ') };
   } finally {
@@ -146,33 +206,97 @@ async function runDriver(exe: string, kernel: string, plane: Image, runs: number
   }
 }
 
+/**
+ * The autoschedulers' estimate of an image dimension: rounded up to a multiple of 512, so
+ * photos of similar sizes share kernels; a smaller one exactly, since the tiles an
+ * autoscheduler picks for a larger estimate may not fit it (Adams2019 shifts tails inwards).
+ */
+const estimate = (n: number): number => (n < 512 ? n : Math.ceil(n / 512) * 512);
+
+/**
+ * The autoschedulers' machine parameters: the cores, and the last-level cache the CPU
+ * reports, at most 32 MiB: a virtual machine reports the whole socket's L3 (here 508 MiB),
+ * while its cores share one core complex's (32 MiB on Zen 4).
+ */
+async function machineParams(): Promise<{ cores: number; llc: number }> {
+  const reported = Number((await exec('getconf', ['LEVEL3_CACHE_SIZE'])).stdout.trim());
+  const llc = Number.isFinite(reported) && reported > 0 ? Math.min(reported, 32 << 20) : 32 << 20;
+  return { cores: os.cpus().length, llc };
+}
+
+/**
+ * Halide: the generator (halide_pipelines.cpp) and the driver are built once; each kernel
+ * (pipeline, type, channels, schedule, and for an autoscheduler the image size class) is
+ * generated the first time a run needs it, linked into a shared object the driver loads,
+ * and cached next to what its generator printed (target, the autoscheduler's schedule).
+ */
 async function prepareHalide(onStep?: (step: string) => void): Promise<Prepared> {
   const header = statSync(path.join(HALIDE_INCLUDE, 'Halide.h'));
-  const dir = await imageCacheDir('halide', ['driver_common.h', 'halide_pipelines.cpp', 'halide_driver.cpp'], `${header.size}/${header.mtimeMs}`);
-  const targetFile = path.join(dir, 'halide_target.txt');
-  // Written last, so its presence means the driver is complete.
-  if (!existsSync(targetFile)) {
-    onStep?.('building the Halide reference kernels (about a minute, cached afterwards)');
-    const generator = await gxx(dir, 'halide_pipelines', [`-I${HALIDE_INCLUDE}`, path.join(here, 'halide_pipelines.cpp'), '-lHalide14', '-lpthread', '-ldl']);
-    const gen = await mkdtemp(path.join(dir, 'generated-'));
-    try {
-      const r = await exec(generator, [gen]);
-      if (!r.ok) {
-        await writeFile(`${generator}.log`, r.stdout + r.stderr);
-        throw new Error(`the Halide generator failed; its output is in ${path.relative(process.cwd(), `${generator}.log`)}`);
-      }
-      const libs = ['box3', 'harris_tiled', 'harris_root', 'harris_fused'].map((k) => path.join(gen, `halide_${k}.a`));
-      await gxx(dir, 'halide_driver', [`-I${HALIDE_INCLUDE}`, `-I${gen}`, path.join(here, 'halide_driver.cpp'), ...libs, '-lpthread', '-ldl']);
-      await writeFile(`${targetFile}.${process.pid}`, r.stdout.trim());
-      await rename(`${targetFile}.${process.pid}`, targetFile);
-    } finally {
-      await rm(gen, { recursive: true, force: true });
-    }
+  const version = `${header.size}/${header.mtimeMs}`;
+  const halideFlags = [`-I${HALIDE_INCLUDE}`, '-lpthread', '-ldl'];
+  const genDir = await imageCacheDir('halide', ['driver_common.h', 'halide_pipelines.cpp', 'halide_driver.cpp'], version);
+  if (!existsSync(path.join(genDir, 'halide_driver'))) onStep?.('building the Halide generator and driver (a minute or two, cached afterwards)');
+  const generator = await gxx(genDir, 'halide_pipelines', [path.join(here, 'halide_pipelines.cpp'), '-lHalide14', ...halideFlags]);
+  const runtime = path.join(genDir, 'halide_runtime.o');
+  if (!existsSync(runtime)) {
+    const r = await exec(generator, ['--runtime', `${runtime}.${process.pid}.o`]);
+    if (!r.ok) throw new Error(`the Halide generator failed to compile its runtime: ${r.stderr.trim().split('\n').slice(-1)[0] ?? ''}`);
+    await rename(`${runtime}.${process.pid}.o`, runtime);
   }
-  const driver = path.join(dir, 'halide_driver');
+  const driver = await gxx(genDir, 'halide_driver', [path.join(here, 'halide_driver.cpp'), runtime, '-rdynamic', ...halideFlags]);
+  const machine = await machineParams();
+  const target = await exec(generator, ['--target']);
+  if (!target.ok) throw new Error(`the Halide generator failed: ${target.stderr.trim().split('\n').slice(-1)[0] ?? ''}`);
+
+  const building = new Map<string, Promise<string>>();
+  /** The shared object of `k` for `input`'s channels (and size class), built when missing. */
+  const kernelFile = (k: ReferenceKernel, input: Image, onStep?: (step: string) => void): Promise<string> => {
+    const auto = k.halide !== 'app' && k.halide !== 'same';
+    const [w, h] = [input.width, input.height].map(estimate) as [number, number];
+    const name = `halide_${k.kernel}_c${input.channels}${auto ? `_${w}x${h}` : ''}`;
+    const file = path.join(genDir, `${name}.so`);
+    let p = building.get(file);
+    if (!p) {
+      p = (async () => {
+        if (existsSync(file)) return file;
+        onStep?.(`generating Halide ${k.pipeline} ${k.type} ×${input.channels} (${HALIDE_SCHEDULE_TITLES[k.halide!]})`);
+        const gen = await mkdtemp(path.join(genDir, 'generated-'));
+        try {
+          const args = [gen, name, k.pipeline, k.type, String(input.channels), k.halide!, String(w), String(h), String(machine.cores), String(machine.llc)];
+          const r = await exec(generator, args);
+          const log = path.join(genDir, `${name}.txt`);
+          await writeFile(log, `${r.stdout}${r.stderr}`);
+          if (!r.ok) throw new Error(`the Halide generator failed on ${name}; its output is in ${path.relative(process.cwd(), log)}`);
+          const tmp = `${file}.${process.pid}.tmp`;
+          const link = await exec('g++', ['-shared', '-o', tmp, '-Wl,--whole-archive', path.join(gen, `${name}.a`), '-Wl,--no-whole-archive']);
+          if (!link.ok) throw new Error(`linking ${name}.so failed: ${link.stderr.trim().split('\n').slice(-1)[0] ?? ''}`);
+          await rename(tmp, file);
+          return file;
+        } finally {
+          await rm(gen, { recursive: true, force: true });
+        }
+      })();
+      p.catch(() => building.delete(file));
+      building.set(file, p);
+    }
+    return p;
+  };
+
   return {
-    about: `Halide 14, target ${readFileSync(targetFile, 'utf8')}`,
-    run: (kernel, plane, runs, onRun) => runDriver(driver, kernel, plane, runs, onRun),
+    about: `Halide 14, target ${target.stdout.trim()}; autoschedulers with ${machine.cores} cores, ${machine.llc >> 20} MiB last-level cache, balance 40`,
+    interleaved: true,
+    async run(k, input, runs, onRun, step) {
+      const so = await kernelFile(k, input, step ?? onStep);
+      const output = outputFor(k, input);
+      const name = path.basename(so, '.so');
+      return runDriver(
+        driver,
+        (inFile, outFile) => [so, name, input.type, output.type, String(input.width), String(input.height), String(input.channels), String(output.channels), String(runs), inFile, outFile],
+        input,
+        output,
+        onRun,
+      );
+    },
   };
 }
 
@@ -183,7 +307,9 @@ async function prepareOpenCV(): Promise<Prepared> {
   const driver = await gxx(dir, 'opencv_driver', [path.join(here, 'opencv_driver.cpp'), ...flags]);
   return {
     about: `OpenCV ${version}`,
-    run: (kernel, plane, runs, onRun) => runDriver(driver, kernel, plane, runs, onRun),
+    interleaved: true,
+    run: (k, input, runs, onRun) =>
+      runDriver(driver, (inFile, outFile) => [k.kernel, String(input.width), String(input.height), String(input.channels), String(runs), inFile, outFile], input, outputFor(k, input), onRun),
   };
 }
 
@@ -193,8 +319,9 @@ const SHARP_COLUMN = [0, 1, 0, 0, 1, 0, 0, 1, 0];
 function prepareSharp(): Prepared {
   return {
     about: `sharp ${sharp.versions.sharp} (libvips ${sharp.versions.vips}, ${sharp.concurrency()} thread${sharp.concurrency() === 1 ? '' : 's'})`,
-    async run(kernel, plane, runs, onRun) {
-      if (kernel !== 'box3') throw new Error(`sharp has no kernel '${kernel}'`);
+    interleaved: false,
+    async run(k, plane, runs, onRun) {
+      if (k.kernel !== 'box3') throw new Error(`sharp has no kernel '${k.kernel}'`);
       const { width, height } = plane;
       // Convolve takes 3 × 3 kernels at least; `b-w` keeps one channel instead of sharp's sRGB output.
       const pass = (data: Buffer, weights: number[]) =>
@@ -212,8 +339,8 @@ function prepareSharp(): Prepared {
 const prepared = new Map<ReferenceName, Promise<Prepared>>();
 
 /**
- * Checks that `reference` is installed and builds what it needs (cached); `onStep` hears
- * about steps that take long. A missing package is an error naming it.
+ * Checks that `reference` is installed and builds what every run needs (cached); `onStep`
+ * hears about steps that take long. A missing package is an error naming it.
  */
 export function prepareReference(reference: ReferenceName, onStep?: (step: string) => void): Promise<Prepared> {
   let p = prepared.get(reference);
@@ -232,20 +359,33 @@ export function prepareReference(reference: ReferenceName, onStep?: (step: strin
 
 export interface ReferenceRun {
   output: Image;
-  /** Per run, the time for all channels. */
+  /** Per run, the time for the whole image (all channels). */
   times: number[];
   medianMs: number;
   about: string;
   log: string;
+  /** Whether the reference took all channels in one call (otherwise one plane at a time, times added). */
+  interleaved: boolean;
 }
 
 /**
- * Runs `k` on `input` channel by channel (the references take one plane), `runs` times
- * after a warm-up each; `onProgress` hears after every run.
+ * Runs `k` on `input`, `runs` times after a warm-up: all channels in one call where the
+ * reference takes interleaved images, otherwise channel by channel with the times added.
+ * `onProgress` hears after every run, `onStep` about kernels built first.
  */
-export async function runReference(k: ReferenceKernel, input: Image, runs: number, onProgress?: (done: number, total: number) => void): Promise<ReferenceRun> {
-  if (input.type !== k.type) throw new Error(`${REFERENCE_TITLES[k.reference]} ${k.kernel} takes ${k.type} images, not ${input.type}`);
-  const ref = await prepareReference(k.reference);
+export async function runReference(
+  k: ReferenceKernel,
+  input: Image,
+  runs: number,
+  onProgress?: (done: number, total: number) => void,
+  onStep?: (step: string) => void,
+): Promise<ReferenceRun> {
+  if (input.type !== k.type) throw new Error(`${kernelTitle(k)} ${k.kernel} takes ${k.type} images, not ${input.type}`);
+  const ref = await prepareReference(k.reference, onStep);
+  if (ref.interleaved || input.channels === 1) {
+    const r = await ref.run(k, input, runs, (done) => onProgress?.(done, runs), onStep);
+    return { ...r, medianMs: median(r.times), about: ref.about, interleaved: ref.interleaved };
+  }
   const { width: w, height: h, channels: ch } = input;
   const output = makeImage(input.type, w, h, ch);
   const times = new Array<number>(runs).fill(0);
@@ -253,12 +393,12 @@ export async function runReference(k: ReferenceKernel, input: Image, runs: numbe
   for (let c = 0; c < ch; c++) {
     const plane = makeImage(input.type, w, h, 1);
     for (let i = 0; i < w * h; i++) plane.data[i] = input.data[i * ch + c]!;
-    const r = await ref.run(k.kernel, plane, runs, (done) => onProgress?.(c * runs + done, ch * runs));
+    const r = await ref.run(k, plane, runs, (done) => onProgress?.(c * runs + done, ch * runs), onStep);
     for (let i = 0; i < w * h; i++) output.data[i * ch + c] = r.output.data[i]!;
     r.times.forEach((t, i) => (times[i]! += t));
     if (r.log) logs.add(r.log);
   }
-  return { output, times, medianMs: median(times), about: ref.about, log: [...logs].join('; ') };
+  return { output, times, medianMs: median(times), about: ref.about, log: [...logs].join('; '), interleaved: false };
 }
 
 function rawBytes(img: Image): Buffer {

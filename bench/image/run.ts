@@ -1,41 +1,47 @@
-// The paper's Fig. 6 CPU column on this machine: libs/image kernels against Halide 14 with
-// the same schedule on both sides (box3 on i32 and Harris on f32: 512 × 32 tiles,
-// vectorised, rows of tiles in parallel, Harris' products computed per tile; Harris also
-// with the products computed for the whole image first, and with Halide's own app schedule,
-// a sliding window, which ours expresses as `slide`) and against OpenCV 4.6 (separable
-// 5 × 5 Gaussian on u8). Every case runs on every input: a
-// synthetic square (4096² by default, left out with --no-synthetic), each --image FILE and,
-// with --photos, the photographs datasets/images/fetch-photos.ts takes from a Debian package.
-// Both sides run on the same image in this process tree, their outputs are compared
-// (bit-exact for the integer pipelines, 1e-5 relative for f32), and one table is printed; raw
-// times go to out/bench/image.json (or --json FILE).
+// The paper's Fig. 6 CPU column on this machine, against each reference at its best:
+// libs/image's pipelines (box3 on u8 and i32, gauss5, unsharp, sobel, harris, and Halide's app
+// pipelines bilateral grid and interpolate, the latter on the input with alpha holes) against
+// Halide 14 under the schedule of Halide's own app for the pipeline, under each of the three
+// autoschedulers Debian ships, and under the schedule ours runs, and against OpenCV 4.6
+// where it has the pipeline. Every case runs on every input: a synthetic gray square (4096²
+// by default, left out with --no-synthetic), each --image FILE and, with --photos, the
+// photographs datasets/images/fetch-photos.ts takes from a Debian package, with their
+// channels (RGB photos are filtered in colour). Both sides run on the same image in this
+// process tree, their outputs are compared (bit-exact for the integer pipelines, 1e-5
+// relative for f32), and one table is printed, the ratio taken against the fastest Halide;
+// raw times go to out/bench/image.json (or --json FILE). With --busy every measurement is
+// repeated with one core kept busy by a spinning child process, beside the quiet figure.
 //
-//   npx tsx bench/image/run.ts [--size 4096] [--runs 5] [--image photo.jpg]... [--photos] [--no-synthetic] [--json FILE]
+//   npx tsx bench/image/run.ts [--size 4096] [--runs 5] [--image photo.jpg]... [--photos] [--no-synthetic]
+//                              [--pipeline gauss5]... [--halide app,adams2019,li2018,mullapudi2016,same] [--busy] [--json FILE]
 //
 // The references (references.ts, shared with the apps' --compare) are built against the
 // Debian packages libhalide14-0-dev and libopencv-dev, which this script installs with
-// apt-get when running as root. A reference that cannot be built is skipped with the
-// reason; no number is ever made up.
-import { spawnSync } from 'node:child_process';
+// apt-get when running as root; Halide kernels are generated the first time a run needs
+// them and cached. A reference that cannot be built is skipped with the reason; no number
+// is ever made up.
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { fetchPhotos } from '../../datasets/images/fetch-photos.ts';
-import { median, timeRuns } from '../../libs/image/bench.ts';
+import { median, timeEach } from '../../libs/image/bench.ts';
 import { compileKernel, type Kernel } from '../../libs/image/host.ts';
-import { type Image, makeImage } from '../../libs/image/image.ts';
+import { convertImage, type Image, makeImage } from '../../libs/image/image.ts';
 import { readImage } from '../../libs/image/io.ts';
-import { entryFunction, type Pipeline, type Schedule, type Variant } from '../../libs/image/variants.ts';
+import { entryFunction, type Pipeline, type Variant } from '../../libs/image/variants.ts';
 import {
   type Agreement,
   buildTool,
   compareOutputs,
+  HALIDE_SCHEDULES,
+  type HalideSchedule,
+  kernelTitle,
   prepareReference,
   REFERENCE_KERNELS,
   REFERENCE_TITLES,
-  type ReferenceKernel,
   type ReferenceName,
   referencePackages,
   runReference,
@@ -45,6 +51,26 @@ import { installMissing } from '../shared/native.ts';
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..', '..');
 
+interface Case {
+  pipeline: Pipeline;
+  type: 'u8' | 'i32';
+  label: string;
+  /** The image the case runs on, made from the input (interpolate needs alpha); the input itself when absent. */
+  prepare?: (img: Image) => Image;
+}
+
+// Harris takes the u8 image and forms its gray inside, on both sides.
+const CASES: readonly Case[] = [
+  { pipeline: 'box3', type: 'u8', label: 'blur 3×3 (box3)' },
+  { pipeline: 'box3', type: 'i32', label: 'blur 3×3 (box3)' },
+  { pipeline: 'gauss5', type: 'u8', label: 'Gaussian 5×5' },
+  { pipeline: 'unsharp', type: 'u8', label: 'unsharp mask' },
+  { pipeline: 'sobel', type: 'u8', label: 'Sobel' },
+  { pipeline: 'harris', type: 'u8', label: 'Harris' },
+  { pipeline: 'bilateral', type: 'u8', label: 'bilateral grid' },
+  { pipeline: 'interpolate', type: 'u8', label: 'interpolate', prepare: withHoles },
+];
+
 const { values: cli } = parseArgs({
   options: {
     size: { type: 'string', default: '4096' },
@@ -52,28 +78,25 @@ const { values: cli } = parseArgs({
     image: { type: 'string', multiple: true, default: [] },
     photos: { type: 'boolean', default: false },
     'no-synthetic': { type: 'boolean', default: false },
+    pipeline: { type: 'string', multiple: true, default: [] },
+    halide: { type: 'string', default: HALIDE_SCHEDULES.join(',') },
+    busy: { type: 'boolean', default: false },
     json: { type: 'string', default: path.join(root, 'out', 'bench', 'image.json') },
   },
 });
-const runs = Number(cli.runs);
-const size = Number(cli.size);
-if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs must be a positive integer, not '${cli.runs}'`);
-if (!Number.isInteger(size) || size < 8) throw new Error(`--size must be an integer of at least 8, not '${cli.size}'`);
 
-// ------------------------------------------------------------ references
-
-/** The references the rows use, each prepared once; one that cannot be is skipped with its reason. */
-async function prepareReferences(names: readonly ReferenceName[]): Promise<{ about: Map<ReferenceName, string>; skipped: string[] }> {
-  const about = new Map<ReferenceName, string>();
-  const skipped: string[] = [];
-  for (const name of new Set(names)) {
-    try {
-      about.set(name, (await prepareReference(name, (step) => console.error(`bench/image: ${step}`))).about);
-    } catch (e) {
-      skipped.push(`${REFERENCE_TITLES[name]}: ${(e as Error).message}`);
-    }
-  }
-  return { about, skipped };
+/** The command line checked: one line naming the bad option, exit 1. */
+function options() {
+  const runs = Number(cli.runs);
+  const size = Number(cli.size);
+  if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs must be a positive integer, not '${cli.runs}'`);
+  if (!Number.isInteger(size) || size < 8) throw new Error(`--size must be an integer of at least 8, not '${cli.size}'`);
+  const known = [...new Set(CASES.map((c) => c.pipeline))];
+  for (const p of cli.pipeline!) if (!(known as string[]).includes(p)) throw new Error(`--pipeline must be one of ${known.join(', ')}, not '${p}'`);
+  const halide = cli.halide!.split(',').filter((s) => s !== '');
+  for (const s of halide) if (!(HALIDE_SCHEDULES as readonly string[]).includes(s)) throw new Error(`--halide takes a comma-separated list of ${HALIDE_SCHEDULES.join(', ')}, not '${s}'`);
+  const cases = cli.pipeline!.length ? CASES.filter((c) => cli.pipeline!.includes(c.pipeline)) : CASES;
+  return { runs, size, cases, halide: halide as HalideSchedule[] };
 }
 
 // ------------------------------------------------------------ inputs
@@ -82,33 +105,22 @@ interface Input {
   /** The file's base name, or 'synthetic'. */
   name: string;
   file?: string;
-  plane: Image;
+  image: Image;
 }
 
-const inputLabel = (i: Input): string => `${i.name} ${i.plane.width}×${i.plane.height}`;
+const inputLabel = (i: Input): string => `${i.name} ${i.image.width}×${i.image.height}×${i.image.channels}`;
 
-/** The synthetic square unless --no-synthetic, then the --image files, then with --photos the fetched photographs. */
-async function loadInputs(): Promise<Input[]> {
-  const inputs = cli['no-synthetic'] ? [] : [synthetic()];
+/** The synthetic square unless --no-synthetic, then the --image files, then with --photos the fetched photographs, with their channels. */
+async function loadInputs(size: number): Promise<Input[]> {
+  const inputs = cli['no-synthetic'] ? [] : [synthetic(size)];
   const photos = cli.photos ? await fetchPhotos((line) => console.error(`bench/image: ${line}`)) : [];
-  for (const file of [...cli.image!, ...photos]) inputs.push({ name: path.basename(file), file, plane: luma(await readImage(file)) });
+  for (const file of [...cli.image!, ...photos]) inputs.push({ name: path.basename(file), file, image: await readImage(file) });
   if (inputs.length === 0) throw new Error('--no-synthetic leaves nothing to run; add --image FILE or --photos');
   return inputs;
 }
 
-/** A photograph's Rec. 601 luma as a gray u8 plane. */
-function luma(img: Image): Image {
-  const plane = makeImage('u8', img.width, img.height, 1);
-  const c = img.channels;
-  const p = img.data;
-  for (let i = 0; i < img.width * img.height; i++) {
-    plane.data[i] = c < 3 ? p[i * c]! : Math.round(0.299 * p[i * c]! + 0.587 * p[i * c + 1]! + 0.114 * p[i * c + 2]!);
-  }
-  return plane;
-}
-
-/** A deterministic smooth pattern with noise, --size pixels square. */
-function synthetic(): Input {
+/** A deterministic smooth gray pattern with noise, `size` pixels square. */
+function synthetic(size: number): Input {
   const plane = makeImage('u8', size, size, 1);
   let s = 0x9e3779b9;
   for (let y = 0; y < size; y++) {
@@ -120,197 +132,248 @@ function synthetic(): Input {
       plane.data[y * size + x] = Math.max(0, Math.min(255, Math.round(smooth + ((s >>> 0) % 64) - 32)));
     }
   }
-  return { name: 'synthetic', plane };
+  return { name: 'synthetic', image: plane };
 }
 
-function asType(plane: Image, type: 'u8' | 'i32' | 'f32'): Image {
-  const img = makeImage(type, plane.width, plane.height, 1);
-  for (let i = 0; i < plane.data.length; i++) img.data[i] = type === 'f32' ? plane.data[i]! / 255 : plane.data[i]!;
-  return img;
+/**
+ * The input with an alpha channel (gray + alpha, or RGBA) that keeps one pixel in 16, at
+ * pseudo-random places, opaque and makes the rest transparent: the scattered data that
+ * interpolate fills in. An alpha channel the input has is replaced.
+ */
+function withHoles(img: Image): Image {
+  const colours = img.channels >= 3 ? 3 : 1;
+  const out = makeImage('u8', img.width, img.height, colours + 1);
+  let s = 0x2545f491;
+  for (let i = 0; i < img.width * img.height; i++) {
+    for (let k = 0; k < colours; k++) out.data[i * (colours + 1) + k] = img.data[i * img.channels + k]!;
+    s ^= s << 13;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    out.data[i * (colours + 1) + colours] = (s >>> 0) % 16 === 0 ? 255 : 0;
+  }
+  return out;
+}
+
+// ------------------------------------------------------------ busy core
+
+/**
+ * Runs `work` with one core kept busy by another process (a child spinning in a loop), as on
+ * a shared machine; the child is killed afterwards whatever happens.
+ */
+async function withBusyCore<T>(work: () => Promise<T>): Promise<T> {
+  const spinner: ChildProcess = spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' });
+  try {
+    // Let it get scheduled before the timing starts.
+    await new Promise((r) => setTimeout(r, 200));
+    return await work();
+  } finally {
+    spinner.kill('SIGKILL');
+  }
 }
 
 // ------------------------------------------------------------ running
 
-type OursSchedule = Extract<Schedule, 'vec' | 'opt' | 'slide'>;
-
-/**
- * Ours' schedule as the bench runs it (see SCHEDULE_DESCRIPTIONS in libs/image/variants.ts),
- * spelt out for the notes. The lanes are read from the variant's entry function because
- * variants.ts picks them per kernel: `vec` fills 512-bit vectors, so 16 lanes for the
- * 32-bit pipelines and 32 for gauss5 on u8, which computes in 16 bits.
- */
+/** Ours' schedule spelt out for the notes, with the lanes its entry function has (variants.ts picks them per kernel). */
 function oursScheduleNote(v: Variant): string {
   const lanes = Number(/vec\((\d+)\)/.exec(entryFunction(v))![1]);
-  const vector = `${lanes}-lane vectorize (${512 / lanes}-bit arithmetic)`;
-  switch (v.schedule) {
-    case 'vec':
-      return `512 × 32 tiles, ${vector}, rows of tiles in parallel; a stage feeding a stencil is computed for the whole image first (produce_root)`;
-    case 'slide':
-      return `32-row strips in parallel, ${vector}; a stage feeding a stencil is computed row by row into a ring of rows just ahead of its reader (sliding window)`;
-    default:
-      return `512 × 32 tiles, ${vector}, rows of tiles in parallel; a stage feeding a stencil is computed per tile on the tile grown by the stencil (compute-at)`;
-  }
+  return `opt: 512 × 32 tiles, ${lanes}-lane vectorize (${512 / lanes}-bit arithmetic), rows of tiles in parallel (TBB), channels of a row of tiles one after another; a stage feeding a stencil computed per tile on the tile grown by the stencil`;
 }
 
-interface Ours {
-  kernel: Kernel;
-  schedule: OursSchedule;
-  /** The schedule spelt out. */
-  notes: string[];
-}
-
-async function oursKernel(pipeline: Pipeline, type: Variant['type'], schedule: OursSchedule): Promise<Ours> {
-  const variant: Variant = { pipeline, schedule, boundary: 'clamp', type, channels: 1 };
-  return { kernel: await compileKernel(variant), schedule, notes: [`ours ${schedule}: ${oursScheduleNote(variant)}`] };
-}
-
-interface Side {
+interface Measurement {
   medianMs: number;
-  gpixels: number;
-  times?: number[];
+  times: number[];
+  busyMs?: number;
+  busyTimes?: number[];
 }
 
 interface Row {
   input: string;
   pipeline: string;
-  reference: string;
   type: string;
-  size: string;
-  ours?: Side & { schedule: OursSchedule };
-  ref?: Side;
+  /** 'ours' or the reference's name. */
+  side: string;
+  schedule: string;
+  m?: Measurement;
+  pixels: number;
   agreement?: Agreement;
-  notes: string[];
+  /** Why there is no measurement. */
+  missing?: string;
+  fastestHalide?: boolean;
 }
 
-const kernelOf = (reference: ReferenceName, kernel: string): ReferenceKernel => REFERENCE_KERNELS.find((k) => k.reference === reference && k.kernel === kernel)!;
-
-// Every Halide row runs ours with the schedule Halide's side has; OpenCV's schedule is its own.
-const CASES: { pipeline: Pipeline; type: 'u8' | 'i32' | 'f32'; schedule: OursSchedule; label: string; title: string; kernel: ReferenceKernel }[] = [
-  { pipeline: 'box3', type: 'i32', schedule: 'opt', label: 'blur 3×3 (box3)', title: 'Halide 14 (same schedule)', kernel: kernelOf('halide', 'box3') },
-  { pipeline: 'harris', type: 'f32', schedule: 'opt', label: 'Harris', title: 'Halide 14 (same schedule)', kernel: kernelOf('halide', 'harris_tiled') },
-  { pipeline: 'harris', type: 'f32', schedule: 'vec', label: 'Harris', title: 'Halide 14, compute_root (same)', kernel: kernelOf('halide', 'harris_root') },
-  { pipeline: 'harris', type: 'f32', schedule: 'slide', label: 'Harris', title: 'Halide 14, app schedule (same)', kernel: kernelOf('halide', 'harris_fused') },
-  { pipeline: 'gauss5', type: 'u8', schedule: 'opt', label: 'Gaussian 5×5 (gauss5)', title: 'OpenCV 4.6', kernel: kernelOf('opencv', 'gauss5') },
-];
-
 async function main(): Promise<number> {
+  let opts: ReturnType<typeof options>;
   let inputs: Input[];
   try {
-    inputs = await loadInputs();
+    opts = options();
+    inputs = await loadInputs(opts.size);
   } catch (e) {
     console.error(`bench/image: ${(e as Error).message}`);
     return 1;
   }
+  const { runs, cases } = opts;
   await installMissing('bench/image', referencePackages(['halide', 'opencv']));
   const membw = await buildTool('membw', 'membw.cpp', ['-lpthread']);
-  const references = await prepareReferences(CASES.map((c) => c.kernel.reference));
-  for (const s of references.skipped) console.error(`bench/image: skipped ${s}`);
-  console.error(`bench/image: ${inputs.map(inputLabel).join(', ')}; ${runs} runs per side, ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown CPU'})`);
+  const about = new Map<ReferenceName, string>();
+  const skipped = new Map<ReferenceName, string>();
+  for (const name of ['halide', 'opencv'] as const) {
+    try {
+      about.set(name, (await prepareReference(name, (step) => console.error(`bench/image: ${step}`))).about);
+    } catch (e) {
+      skipped.set(name, (e as Error).message);
+      console.error(`bench/image: skipped ${REFERENCE_TITLES[name]}: ${(e as Error).message}`);
+    }
+  }
+  console.error(`bench/image: ${inputs.map(inputLabel).join(', ')}; ${runs} runs per side${cli.busy ? ', quiet and with one core busy' : ''}; ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown CPU'})`);
+
+  /** Times `once` quietly and, with --busy, with one core busy. */
+  const measure = async (once: () => Promise<number[]>): Promise<Measurement> => {
+    const times = await once();
+    const m: Measurement = { medianMs: median(times), times };
+    if (cli.busy) {
+      m.busyTimes = await withBusyCore(once);
+      m.busyMs = median(m.busyTimes);
+    }
+    return m;
+  };
 
   const rows: Row[] = [];
-  const blurRows = new Map<Input, Row>();
-  const kernels = new Map<string, Ours>();
+  const notes = new Map<string, Set<string>>();
+  const note = (c: Case, line: string) => {
+    const key = `${c.label} ${c.type}`;
+    notes.set(key, (notes.get(key) ?? new Set()).add(line));
+  };
+  const kernels = new Map<string, Kernel>();
+  let failed = false;
   for (const inp of inputs) {
-    const { width: w, height: h } = inp.plane;
+    const { width: w, height: h } = inp.image;
     const pixels = w * h;
     console.error(`bench/image: ${inputLabel(inp)}`);
-    // Rows with the same kernel of ours share one measurement of it per input.
-    const measured = new Map<string, Side & { output: Image }>();
-    for (const c of CASES) {
-      const row: Row = { input: inp.name, pipeline: c.label, reference: c.title, type: c.type, size: `${w}×${h}`, notes: [] };
-      rows.push(row);
-      if (c === CASES[0]) blurRows.set(inp, row);
-      const input = asType(inp.plane, c.type);
-      const key = `${c.pipeline}/${c.type}/${c.schedule}`;
-      let ours = kernels.get(key);
-      if (!ours) kernels.set(key, (ours = await oursKernel(c.pipeline, c.type, c.schedule)));
-      let side = measured.get(key);
-      if (!side) {
-        const output = ours.kernel.run(input);
-        const t = await timeRuns(pixels, runs, () => ours.kernel.run(input, { output }));
-        measured.set(key, (side = { medianMs: t.medianMs, gpixels: t.gpixels, output }));
+    for (const c of cases) {
+      const image = c.prepare ? c.prepare(inp.image) : c.type === 'u8' ? inp.image : convertImage(inp.image, c.type);
+      const base = { input: inputLabel(inp), pipeline: c.label, type: c.type, pixels };
+      const variant: Variant = { pipeline: c.pipeline, schedule: 'opt', boundary: 'clamp', type: c.type, channels: image.channels as Variant['channels'] };
+      const key = JSON.stringify(variant);
+      let kernel = kernels.get(key);
+      if (!kernel) kernels.set(key, (kernel = await compileKernel(variant)));
+      const k = kernel;
+      const output = k.run(image);
+      note(c, `ours ${oursScheduleNote(variant)}`);
+      const ours: Row = { ...base, side: 'ours', schedule: 'opt', m: await measure(() => timeEach(runs, () => k.run(image, { output }))) };
+      rows.push(ours);
+      const refs = REFERENCE_KERNELS.filter(
+        (r) => r.pipeline === c.pipeline && r.type === c.type && (r.reference === 'opencv' || (r.reference === 'halide' && opts.halide.includes(r.halide!))),
+      );
+      const group: Row[] = [];
+      for (const r of refs) {
+        note(c, `${kernelTitle(r)}: ${r.schedule}`);
+        const row: Row = { ...base, side: REFERENCE_TITLES[r.reference], schedule: r.halide ? kernelTitle(r).replace(/^.*\((.*)\)$/, '$1') : 'own', pixels };
+        rows.push(row);
+        group.push(row);
+        if (skipped.has(r.reference)) {
+          row.missing = 'unavailable';
+          continue;
+        }
+        try {
+          let out: Image | undefined;
+          row.m = await measure(async () => {
+            const run = await runReference(r, image, runs, undefined, (step) => console.error(`bench/image: ${step}`));
+            out = run.output;
+            return run.times;
+          });
+          row.agreement = compareOutputs(output, out!);
+          if (!row.agreement.ok) {
+            failed = true;
+            console.error(`bench/image: MISMATCH ${c.label} ${c.type} vs ${kernelTitle(r)} on ${inputLabel(inp)}: ${row.agreement.detail}`);
+          } else if (c.pipeline === 'harris') note(c, `${inputLabel(inp)}, ${kernelTitle(r)}: ${row.agreement.detail}`);
+        } catch (e) {
+          // One kernel that cannot be built (an autoscheduler failing on a pipeline) leaves its row empty, with why.
+          row.missing = 'failed';
+          note(c, `${kernelTitle(r)} failed on ${inputLabel(inp)}: ${(e as Error).message}`);
+        }
       }
-      row.ours = { medianMs: side.medianMs, gpixels: side.gpixels, schedule: ours.schedule };
-      row.notes.push(...ours.notes, `${c.title}: ${c.kernel.schedule}`);
-      if (!references.about.has(c.kernel.reference)) {
-        row.notes.push(`${REFERENCE_TITLES[c.kernel.reference]} unavailable (see above)`);
-        continue;
-      }
-      const r = await runReference(c.kernel, input, runs);
-      row.ref = { medianMs: r.medianMs, gpixels: pixels / (r.medianMs * 1e6), times: r.times };
-      if (r.log) row.notes.push(r.log);
-      row.agreement = compareOutputs(side.output, r.output);
-      if (!row.agreement.ok) console.error(`bench/image: MISMATCH ${c.label} vs ${c.title} on ${inputLabel(inp)}: ${row.agreement.detail}`);
-      else if (c.type === 'f32') row.notes.push(row.agreement.detail);
+      const halide = group.filter((r) => r.side === REFERENCE_TITLES.halide && r.m);
+      if (halide.length) halide.reduce((a, b) => (b.m!.medianMs < a.m!.medianMs ? b : a)).fastestHalide = true;
     }
   }
 
-  // Bandwidth on the synthetic square (otherwise the largest input), whose i32 planes outgrow
-  // the caches: blur reads and writes each pixel once, against an all-core memcpy of as many bytes.
-  const bwInput = inputs.find((i) => !i.file) ?? inputs.reduce((a, b) => (b.plane.data.length > a.plane.data.length ? b : a));
-  const bytes = bwInput.plane.data.length * 4;
+  // Bandwidth on the synthetic square (otherwise the largest input), whose i32 image outgrows
+  // the caches: blur reads and writes each element once, against an all-core memcpy of as many bytes.
+  const bwInput = inputs.find((i) => !i.file) ?? inputs.reduce((a, b) => (b.image.data.length > a.image.data.length ? b : a));
+  const bytes = bwInput.image.data.length * 4;
   const bw = spawnSync(membw, [String(bytes), String(runs)], { encoding: 'utf8' });
   if (bw.status !== 0) throw new Error(`membw failed: ${bw.stderr}`);
   const memcpyMs = (JSON.parse(bw.stdout) as { ms: number[] }).ms;
   const memcpyGBs = (2 * bytes) / (median(memcpyMs) * 1e6);
-  const blur = blurRows.get(bwInput)!;
-  const blurGBs = blur.ours ? (2 * bytes) / (blur.ours.medianMs * 1e6) : undefined;
-  const blurRefGBs = blur.ref ? (2 * bytes) / (blur.ref.medianMs * 1e6) : undefined;
 
   printTable(rows);
   console.log('');
-  console.log(`memcpy (all cores, ${(bytes / 2 ** 20).toFixed(0)} MiB, blur's traffic on ${inputLabel(bwInput)}): ${memcpyGBs.toFixed(1)} GB/s read+written`);
-  if (blurGBs) console.log(`blur i32 moves 8 bytes per pixel: ours ${blurGBs.toFixed(1)} GB/s (${((100 * blurGBs) / memcpyGBs).toFixed(0)}% of memcpy)` + (blurRefGBs ? `, Halide ${blurRefGBs.toFixed(1)} GB/s (${((100 * blurRefGBs) / memcpyGBs).toFixed(0)}%)` : ''));
-  for (const about of references.about.values()) console.log(`reference: ${about}`);
+  for (const [key, lines] of notes) {
+    console.log(`${key}:`);
+    for (const l of lines) console.log(`  - ${l}`);
+  }
+  console.log('');
+  console.log(`memcpy (all cores, ${(bytes / 2 ** 20).toFixed(0)} MiB, blur i32's traffic on ${inputLabel(bwInput)}): ${memcpyGBs.toFixed(1)} GB/s read+written`);
+  const blurRows = rows.filter((r) => r.input === inputLabel(bwInput) && r.pipeline === CASES[1]!.label && r.type === 'i32' && r.m);
+  const gbs = (r: Row) => `${((2 * bytes) / (r.m!.medianMs * 1e6)).toFixed(1)} GB/s (${((100 * (2 * bytes)) / (r.m!.medianMs * 1e6) / memcpyGBs).toFixed(0)}% of memcpy)`;
+  for (const r of blurRows.filter((r) => r.side === 'ours' || r.fastestHalide)) console.log(`blur i32 moves 8 bytes per element: ${r.side} ${r.schedule} ${gbs(r)}`);
+  for (const [name, a] of about) console.log(`reference: ${a}`);
+  for (const [name, why] of skipped) console.log(`reference: ${REFERENCE_TITLES[name]} skipped: ${why}`);
+  console.log('Halide kernels and what the autoschedulers chose: .cache/bench/image/halide-generator-*/ (one .txt per kernel)');
 
   const json = {
-    inputs: inputs.map((i) => ({ name: i.name, file: i.file, width: i.plane.width, height: i.plane.height })),
+    inputs: inputs.map((i) => ({ name: i.name, file: i.file, width: i.image.width, height: i.image.height, channels: i.image.channels })),
     runs,
+    busy: cli.busy,
     cpu: os.cpus()[0]?.model,
     cores: os.cpus().length,
-    references: Object.fromEntries(references.about),
-    skipped: references.skipped,
+    references: Object.fromEntries(about),
+    skipped: Object.fromEntries(skipped),
     memcpy: { input: bwInput.name, bytes, ms: memcpyMs, gbPerSecond: memcpyGBs },
     rows,
   };
   mkdirSync(path.dirname(cli.json!), { recursive: true });
   writeFileSync(cli.json!, JSON.stringify(json, null, 2) + '\n');
   console.log(`raw numbers: ${path.relative(process.cwd(), cli.json!)}`);
-  return rows.some((r) => r.agreement && !r.agreement.ok) ? 1 : 0;
+  return failed ? 1 : 0;
 }
 
+/**
+ * One row per side and schedule. The ratio is the reference's time over ours (above 1 ours
+ * is faster); ours' row carries the ratio against the fastest Halide (marked *).
+ */
 function printTable(rows: Row[]): void {
-  const header = ['input', 'pipeline', 'type', 'reference', 'ours sched', 'ours ms', 'ref ms', 'ratio', 'ours Gpx/s', 'ref Gpx/s', 'outputs'];
-  const cells = rows.map((r) => [
-    `${r.input} ${r.size}`,
-    r.pipeline,
-    r.type,
-    r.reference,
-    r.ours?.schedule ?? '-',
-    r.ours ? r.ours.medianMs.toFixed(2) : '-',
-    r.ref ? r.ref.medianMs.toFixed(2) : 'n/a',
-    r.ours && r.ref ? `${(r.ref.medianMs / r.ours.medianMs).toFixed(2)}×` : 'n/a',
-    r.ours ? r.ours.gpixels.toFixed(3) : '-',
-    r.ref ? r.ref.gpixels.toFixed(3) : 'n/a',
-    r.agreement ? (r.agreement.ok ? (r.type === 'f32' ? 'agree (1e-5)' : 'bit-exact') : `MISMATCH (${r.agreement.mismatches})`) : '-',
-  ]);
+  const busy = rows.some((r) => r.m?.busyMs !== undefined);
+  const header = ['input', 'pipeline', 'type', 'side', 'schedule', 'ms', 'Gpx/s', 'ratio', 'outputs', ...(busy ? ['busy ms', 'busy/quiet', 'busy ratio'] : [])];
+  const oursOf = (r: Row) => rows.find((o) => o.side === 'ours' && o.input === r.input && o.pipeline === r.pipeline && o.type === r.type)!;
+  const fastestOf = (r: Row) => rows.find((o) => o.fastestHalide && o.input === r.input && o.pipeline === r.pipeline && o.type === r.type);
+  const ratio = (ref: number | undefined, ours: number | undefined) => (ref !== undefined && ours !== undefined ? `${(ref / ours).toFixed(2)}×` : '-');
+  const cells = rows.map((r) => {
+    const ours = oursOf(r);
+    const against = r.side === 'ours' ? fastestOf(r) : r;
+    const outputs = r.side === 'ours' ? '' : r.missing ?? (r.agreement!.ok ? (r.agreement!.detail.includes('1e-5') ? 'agree (1e-5)' : 'bit-exact') : `MISMATCH (${r.agreement!.mismatches})`);
+    return [
+      r.input,
+      r.pipeline,
+      r.type,
+      r.side,
+      `${r.schedule}${r.fastestHalide ? ' *' : ''}`,
+      r.m ? r.m.medianMs.toFixed(2) : 'n/a',
+      r.m ? (r.pixels / (r.m.medianMs * 1e6)).toFixed(3) : 'n/a',
+      ratio(against?.m?.medianMs, ours.m?.medianMs),
+      outputs,
+      ...(busy
+        ? [r.m?.busyMs?.toFixed(2) ?? 'n/a', r.m?.busyMs !== undefined ? `${(r.m.busyMs / r.m.medianMs).toFixed(2)}×` : '-', ratio(against?.m?.busyMs, ours.m?.busyMs)]
+        : []),
+    ];
+  });
   const widths = header.map((hd, i) => Math.max(hd.length, ...cells.map((c) => c[i]!.length)));
   const line = (c: string[]): string => `| ${c.map((s, i) => s.padEnd(widths[i]!)).join(' | ')} |`;
   console.log(line(header));
   console.log(`|${widths.map((wd) => '-'.repeat(wd + 2)).join('|')}|`);
   for (const c of cells) console.log(line(c));
-  console.log('ratio = reference time / ours time (> 1: ours is faster)');
-  // A case's notes once, with those of a single input (the f32 agreement, a mismatch) under it.
-  CASES.forEach((c, i) => {
-    const caseRows = rows.filter((r) => r.pipeline === c.label && r.reference === c.title);
-    const notesOf = (r: Row) => [...r.notes, ...(r.agreement && !r.agreement.ok ? [r.agreement.detail] : [])];
-    const shared = notesOf(caseRows[0]!).filter((n) => caseRows.every((r) => notesOf(r).includes(n)));
-    console.log(`  ${i + 1}. ${c.label} vs ${c.title}: ${shared.join('; ')}`);
-    for (const r of caseRows) {
-      const own = notesOf(r).filter((n) => !shared.includes(n));
-      if (own.length) console.log(`     ${r.input} ${r.size}: ${own.join('; ')}`);
-    }
-  });
+  console.log('ratio = reference time / ours time (> 1: ours is faster); on ours\' row, against the fastest Halide (*)');
+  if (busy) console.log('busy: the same runs with one core kept busy by a spinning process; busy/quiet = how much longer a run took; busy ratio as ratio, both busy');
 }
 
 process.exitCode = await main();

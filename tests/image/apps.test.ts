@@ -33,7 +33,9 @@ async function needing(reference: 'halide' | 'opencv', name: string): Promise<{ 
 }
 
 const opencv = await needing('opencv', 'blur --filter gauss5 --compare opencv is bit-exact on a gray image');
-const halide = await needing('halide', 'harris --compare halide agrees to 1e-5 on an RGB image');
+const halide = await needing('halide', 'harris --compare halide agrees to 1e-5 on an RGB image, under every Halide schedule');
+const halideBlur = await needing('halide', 'blur --compare halide is bit-exact on a u8 RGB image under the app schedule, each autoscheduler and ours, the ratio against the fastest');
+const opencvColour = await needing('opencv', 'blur --filter gauss5 --compare opencv filters the RGB image in one call, bit-exact');
 
 describe('--compare', () => {
   it('blur --compare sharp is bit-exact on an RGB image, channel by channel', async () => {
@@ -52,13 +54,28 @@ describe('--compare', () => {
   it.skipIf(halide.missing)(halide.name, async () => {
     const r = await run(harris, ['--compare', 'halide', file('rgb.png'), '-o', file('out-halide.png')]);
     expect(r.code).toBe(0);
-    expect(r.out).toMatch(/outputs agree to 1e-5: 0 of 851 beyond/);
+    expect(r.out.match(/^Halide 14 \(.*\): .* outputs agree to 1e-5: 0 of 851 beyond/gm)).toHaveLength(5);
+  });
+
+  it.skipIf(halideBlur.missing)(halideBlur.name, async () => {
+    const r = await run(blur, ['--compare', 'halide', '--bench', '2', file('rgb.png'), '-o', file('out-halide-blur.png')]);
+    expect(r.code).toBe(0);
+    for (const schedule of ['app schedule', 'Adams2019', 'Li2018', 'Mullapudi2016', 'same as ours']) {
+      expect(r.out).toMatch(new RegExp(`^Halide 14 \\(${schedule}\\): \\d+\\.\\d\\d ms \\(.*, 3 channels in one call\\): outputs bit-exact: 0 of 2553 differ$`, 'm'));
+    }
+    expect(r.out).toMatch(/^speed: ours \d+\.\d\d ms, fastest Halide 14 \((app schedule|Adams2019|Li2018|Mullapudi2016|same as ours)\) \d+\.\d\d ms \(medians of 2 runs\): ratio \d+\.\d\d×/m);
+  });
+
+  it.skipIf(opencvColour.missing)(opencvColour.name, async () => {
+    const r = await run(blur, ['--filter', 'gauss5', '--compare', 'opencv', file('rgb.png'), '-o', file('out-opencv-rgb.png')]);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/^OpenCV 4\.6: \d+\.\d\d ms \(cv::GaussianBlur.*, 3 channels in one call\): outputs bit-exact: 0 of 2553 differ$/m);
   });
 
   it('a combination the reference cannot reproduce is one line naming what it can, exit 1', async () => {
-    const r = await run(blur, ['--filter', 'gauss5', '--compare', 'halide', file('rgb.png'), '-o', file('out.png')]);
+    const r = await run(blur, ['--filter', 'heat', '--compare', 'halide', file('rgb.png'), '-o', file('out.png')]);
     expect(r.code).toBe(1);
-    expect(r.err).toBe('blur: Halide 14 cannot reproduce gauss5 on u8; it reproduces box3 on i32 and harris on f32, with the clamp boundary only\n');
+    expect(r.err).toBe('blur: Halide 14 cannot reproduce heat on u8; it reproduces box3, gauss5, unsharp, sobel, harris on u8 and box3, gauss5, unsharp, sobel on i32 and harris on f32, with the clamp boundary only\n');
     const h = await run(harris, ['--compare', 'opencv', '--boundary', 'clamp', file('rgb.png'), '-o', file('out.png')]);
     expect(h.code).toBe(1);
     expect(h.err).toMatch(/^harris: OpenCV 4\.6 cannot reproduce harris on f32; it reproduces gauss5, unsharp, sobel on u8, with the clamp boundary only\n$/);
