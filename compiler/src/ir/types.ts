@@ -113,9 +113,7 @@ export class FnType extends IRType {
   }
   /** Counts nesting of function types: 1 for a basic block, 2 for a returning function, … */
   get order(): number {
-    let o = 0;
-    for (const p of this.params) o = Math.max(o, typeOrder(p));
-    return o + 1;
+    return typeOrder(this);
   }
   toString(): string {
     return `fn(${this.params.join(', ')})`;
@@ -146,13 +144,32 @@ export class VariantType extends IRType {
   }
 }
 
-export function typeOrder(t: IRType): number {
-  if (t instanceof FnType) return t.order;
-  if (t instanceof TupleType || t instanceof StructType) {
-    const elems = t instanceof TupleType ? t.elems : t.fields;
-    return Math.max(0, ...elems.map(typeOrder));
+/**
+ * How deeply function types nest in `t`: 0 for data, 1 for a basic block, 2 for a returning
+ * function, … A struct met again inside itself (`struct S { f: fn(i32, S) -> i32 }`) adds
+ * nothing its first visit does not already count, so the walk stops there.
+ */
+export function typeOrder(t: IRType, visiting?: Set<StructType>): number {
+  if (t instanceof FnType) {
+    let o = 0;
+    for (const p of t.params) o = Math.max(o, typeOrder(p, visiting));
+    return o + 1;
   }
-  if (t instanceof DefiniteArrayType || t instanceof IndefiniteArrayType) return typeOrder(t.elem);
+  if (t instanceof StructType) {
+    visiting ??= new Set();
+    if (visiting.has(t)) return 0;
+    visiting.add(t);
+    let o = 0;
+    for (const f of t.fields) o = Math.max(o, typeOrder(f, visiting));
+    visiting.delete(t);
+    return o;
+  }
+  if (t instanceof TupleType) {
+    let o = 0;
+    for (const e of t.elems) o = Math.max(o, typeOrder(e, visiting));
+    return o;
+  }
+  if (t instanceof DefiniteArrayType || t instanceof IndefiniteArrayType) return typeOrder(t.elem, visiting);
   return 0;
 }
 
