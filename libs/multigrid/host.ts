@@ -49,15 +49,16 @@ export function checkVariant(v: MgVariant): void {
 function entryFunctions(v: MgVariant): string {
   const name = variantName(v);
   const s = SCHEDULE_IMPALA[v.schedule];
-  const schedule = `MgSchedule { stencil: ${s.stencil}, transfer: ${s.transfer}, merge: ${v.merge} }`;
+  const schedule = `${name}_schedule`;
   const components = 'jacobi, poisson_residual, restrict_mean, interpolate_bilinear';
   const field = 'Field { sol: sol, rhs: rhs, work: work, n: n }';
   return [
+    `fn @${schedule}() -> MgSchedule { MgSchedule { stencil: ${s.stencil}, transfer: ${s.transfer}, merge: ${v.merge} } }`,
     `extern fn ${name}(sol: &mut [f64], rhs: &mut [f64], work: &mut [f64], n: i32, vsteps: i32, ssteps: i32) -> () {`,
     `    vcycle(${field}, ${v.levels}, vsteps, ssteps, ${components}, ${schedule})`,
     `}`,
     `extern fn ${name}_first_level(sol: &mut [f64], rhs: &mut [f64], work: &mut [f64], n: i32, ssteps: i32) -> () {`,
-    `    level(${field}, 0, ssteps, ${schedule}, ${components}, || ())`,
+    `    vcycle_level(${field}, 0, ssteps, ${schedule}, ${components}, || ())`,
     `}`,
     `extern fn ${name}_norm(sol: &mut [f64], rhs: &mut [f64], n: i32) -> f64 {`,
     `    residual_norm(Field { sol: sol, rhs: rhs, work: sol, n: n }, ${schedule}, poisson_residual)`,
