@@ -199,3 +199,100 @@ export function referenceInterpolate(img: Image, mode: Boundary, outside: number
   }
   return out;
 }
+
+const LL_INTENSITIES = 8;
+const LL_LEVELS = 8;
+const LL_EPS = f(0.01);
+
+/**
+ * The local Laplacian filter of Halide's apps/local_laplacian (8 intensity levels, 8 pyramid
+ * levels, alpha = beta = 1): the gray image remapped around each intensity level through
+ * fx · e^(−fx² / 2), Gaussian pyramids (1 3 3 1 / 8) of the remapped images and of the gray
+ * image, the output's Laplacian blended per pixel from the two remapped pyramids that bracket
+ * the gray pyramid's value, collapsed, and the colour restored by the ratio to the old gray.
+ * The gray input is extended by the mode (constant mode: the gray outside is `outside`),
+ * deeper levels read their finer level clamped to its extent.
+ */
+export function referenceLocalLaplacian(img: Image, mode: Boundary, outside: number): Image {
+  const { width: w, height: h, channels: ch } = img;
+  const colours = ch >= 3 ? 3 : 1;
+  const nk = LL_INTENSITIES;
+  const half = (nk - 1) * 256;
+  const lut = Float32Array.from({ length: 2 * half + 1 }, (_, i) => {
+    const fx = f((i - half) / 256);
+    return f(fx * f(Math.exp(f(f(-fx * fx) / 2))));
+  });
+  const unit = Array.from({ length: ch }, (_, c) => unitChannel(img, c));
+  const grayOf: Plane = colours === 1 ? unit[0]! : (x, y) => f(f(f(f(0.299) * unit[0]!(x, y)) + f(f(0.587) * unit[1]!(x, y))) + f(f(0.114) * unit[2]!(x, y)));
+  const gray = extendPlane(mode, unitOutside(img, outside), w, h, grayOf);
+  const remapped = (g: number, k: number) => {
+    const level = f(k * f(1 / (nk - 1)));
+    const idx = Math.min(Math.max(Math.trunc(f(f(g * (nk - 1)) * 256)), 0), half);
+    return f(f(f(g - level) + level) + lut[idx - 256 * k + half]!);
+  };
+  const downsample = (p: Plane, x: number, y: number) => {
+    const dx = (v: number) => f(f(f(p(2 * x - 1, v) + f(3 * f(p(2 * x, v) + p(2 * x + 1, v)))) + p(2 * x + 2, v)) / 8);
+    return f(f(f(dx(2 * y - 1) + f(3 * f(dx(2 * y) + dx(2 * y + 1)))) + dx(2 * y + 2)) / 8);
+  };
+  const upsample = (p: Plane, x: number, y: number) => {
+    const ux = (v: number) => lerp(p(Math.trunc((x + 1) / 2), v), p(Math.trunc((x - 1) / 2), v), f(((x % 2) * 2 + 1) / 4));
+    return lerp(ux(Math.trunc((y + 1) / 2)), ux(Math.trunc((y - 1) / 2)), f(((y % 2) * 2 + 1) / 4));
+  };
+  /** A level as planes, read clamped to its extent. */
+  const clampedPlane = (data: Float32Array, lw: number, lh: number): Plane => (x, y) => data[Math.min(Math.max(y, 0), lh - 1) * lw + Math.min(Math.max(x, 0), lw - 1)]!;
+  const size = (j: number) => [levelExtent(w, j), levelExtent(h, j)] as const;
+  // gp[j][k] and ig[j] for j = 1 … LL_LEVELS − 1.
+  const gp: Float32Array[][] = [];
+  const ig: Float32Array[] = [];
+  for (let j = 1; j < LL_LEVELS; j++) {
+    const [lw, lh] = size(j);
+    const [pw, ph] = size(j - 1);
+    const fill = (p: Plane) => {
+      const data = new Float32Array(lw * lh);
+      for (let y = 0; y < lh; y++) for (let x = 0; x < lw; x++) data[y * lw + x] = downsample(p, x, y);
+      return data;
+    };
+    ig[j] = fill(j === 1 ? gray : clampedPlane(ig[j - 1]!, pw, ph));
+    gp[j] = Array.from({ length: nk }, (_, k) => fill(j === 1 ? (x, y) => remapped(gray(x, y), k) : clampedPlane(gp[j - 1]![k]!, pw, ph)));
+  }
+  const laplacian = (g: number, at: (k: number) => number, up: (k: number) => number) => {
+    const level = f(g * (nk - 1));
+    const li = Math.min(Math.max(Math.trunc(level), 0), nk - 2);
+    const lf = f(level - li);
+    const l = (k: number) => f(at(k) - up(k));
+    return f(f(f(1 - lf) * l(li)) + f(lf * l(li + 1)));
+  };
+  const og: Float32Array[] = [];
+  {
+    const j = LL_LEVELS - 1;
+    const [lw, lh] = size(j);
+    og[j] = new Float32Array(lw * lh);
+    for (let y = 0; y < lh; y++) for (let x = 0; x < lw; x++) og[j]![y * lw + x] = laplacian(ig[j]![y * lw + x]!, (k) => gp[j]![k]![y * lw + x]!, () => 0);
+  }
+  for (let j = LL_LEVELS - 2; j >= 1; j--) {
+    const [lw, lh] = size(j);
+    const [nw, nh] = size(j + 1);
+    og[j] = new Float32Array(lw * lh);
+    for (let y = 0; y < lh; y++) {
+      for (let x = 0; x < lw; x++) {
+        const up = (k: number) => upsample(clampedPlane(gp[j + 1]![k]!, nw, nh), x, y);
+        const l = laplacian(ig[j]![y * lw + x]!, (k) => gp[j]![k]![y * lw + x]!, up);
+        og[j]![y * lw + x] = f(upsample(clampedPlane(og[j + 1]!, nw, nh), x, y) + l);
+      }
+    }
+  }
+  const out = makeImage(img.type, w, h, ch);
+  const [w1, h1] = size(1);
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
+      const g = gray(x, y);
+      const up = (k: number) => upsample(clampedPlane(gp[1]![k]!, w1, h1), x, y);
+      const newGray = f(upsample(clampedPlane(og[1]!, w1, h1), x, y) + laplacian(g, (k) => remapped(g, k), up));
+      for (let c = 0; c < ch; c++) {
+        const v = c < colours ? clampUnit(f(f(newGray * f(unit[c]!(x, y) + LL_EPS)) / f(g + LL_EPS))) : unit[c]!(x, y);
+        out.data[(y * w + x) * ch + c] = storeUnit(img.type, v);
+      }
+    }
+  }
+  return out;
+}
