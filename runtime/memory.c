@@ -3,7 +3,8 @@
  * their platform, and a table of every accelerator allocation so that each later use
  * (a copy, a release, a kernel argument) is checked against the device and the size it
  * was made for: a host pointer passed as a buffer, a buffer of another device or a copy
- * past the end is a clear error, never a driver crash or a silent wrong answer.
+ * past the end is a clear error, never a driver crash or a silent wrong answer. Released
+ * device memory is pooled for the next allocation of the same size.
  */
 #include "device.h"
 
@@ -124,6 +125,58 @@ static void check_guard(const anydsl_platform* platform, const anydsl_buffer* b,
     pthread_mutex_unlock(&table_lock);
 }
 
+/* Device buffers the program released, kept for its next allocation of the same size on
+ * the same device: a pipeline run again on an image of the same size (the frames of a video,
+ * the runs of a benchmark) allocates the same buffers again, and driver allocations are slow
+ * (cuMemAlloc and cuMemFree synchronise the device). At most POOL_BUFFERS buffers of
+ * POOL_BYTES bytes in all are kept, the oldest going back to the driver first; the program
+ * exiting returns the rest. A pooled buffer is out of the table, so using or releasing it
+ * again is still the error it was; its guard was found intact when it was released. */
+enum { POOL_BUFFERS = 16 };
+static const int64_t POOL_BYTES = (int64_t)1 << 30;
+static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static anydsl_buffer pool[POOL_BUFFERS];
+static size_t pool_len;
+static int64_t pool_bytes;
+
+/* Takes the most recently pooled device buffer of exactly size bytes on dev into b. */
+static int pool_take(int32_t dev, int64_t size, anydsl_buffer* b) {
+    int found = 0;
+    pthread_mutex_lock(&pool_lock);
+    for (size_t i = pool_len; i-- > 0;) {
+        if (pool[i].dev == dev && pool[i].size == size) {
+            *b = pool[i];
+            memmove(&pool[i], &pool[i + 1], (pool_len - i - 1) * sizeof *pool);
+            pool_len--;
+            pool_bytes -= size;
+            found = 1;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&pool_lock);
+    return found;
+}
+
+/* Keeps a released device buffer, returning the oldest ones to their driver to make room. */
+static void pool_put(const anydsl_platform* platform, const anydsl_buffer* b) {
+    if (b->size > POOL_BYTES) {
+        platform->release(b->dev >> 4, b);
+        return;
+    }
+    anydsl_buffer evicted[POOL_BUFFERS];
+    size_t n = 0;
+    pthread_mutex_lock(&pool_lock);
+    while (pool_len == POOL_BUFFERS || pool_bytes + b->size > POOL_BYTES) {
+        evicted[n++] = pool[0];
+        pool_bytes -= pool[0].size;
+        memmove(&pool[0], &pool[1], --pool_len * sizeof *pool);
+    }
+    pool[pool_len++] = *b;
+    pool_bytes += b->size;
+    pthread_mutex_unlock(&pool_lock);
+    for (size_t i = 0; i < n; i++) anydsl_accelerator(evicted[i].dev, "anydsl_release")->release(evicted[i].dev >> 4, &evicted[i]);
+}
+
 static void check_size(const char* what, int64_t size) {
     if (size < 0) anydsl_device_fatal("%s: negative size %lld", what, (long long)size);
 }
@@ -141,6 +194,10 @@ static void* accelerator_alloc(const char* what, int32_t dev, int64_t size, uint
     const anydsl_platform* platform = anydsl_accelerator(dev, what);
     /* With the guard, zero bytes still give a distinct buffer (OpenCL refuses empty ones). */
     anydsl_buffer b = {.size = size, .dev = dev, .kind = kind};
+    if (kind == ANYDSL_MEM_DEVICE && pool_take(dev, size, &b)) {
+        table_add(&b);
+        return b.ptr;
+    }
     if (size > INT64_MAX - GUARD) anydsl_device_fatal("%s: %lld bytes is too large", what, (long long)size);
     platform->alloc(dev >> 4, size + GUARD, &b);
     write_guard(platform, &b);
@@ -194,7 +251,8 @@ void anydsl_release(int32_t dev, void* ptr) {
                             anydsl_device_label(b.dev), anydsl_device_label(dev));
     }
     check_guard(platform, &b, "its release");
-    platform->release(dev >> 4, &b);
+    if (b.kind == ANYDSL_MEM_DEVICE) pool_put(platform, &b);
+    else platform->release(dev >> 4, &b);
 }
 
 /* One side of a copy: host-addressable memory, or a range of a device buffer. */

@@ -6,7 +6,7 @@
  * against its own reference.
  *
  *   harness CASE...    CASE is elementwise:N:SEED:BLOCK, reduce:N:SEED:BLOCK,
- *                      divergent:N:SEED:BLOCK, copies:N:SEED, memory-kinds:N:SEED, concurrent:N:SEED,
+ *                      divergent:N:SEED:BLOCK, copies:N:SEED, memory-kinds:N:SEED, concurrent:N:SEED, reuse:N,
  *                      device, kernel-time, or one of the misuses below (which end the program).
  */
 #include "anydsl_runtime.h"
@@ -261,6 +261,22 @@ static void concurrent(int32_t n, uint32_t seed) {
     }
 }
 
+/* Released device memory is pooled: an allocation of the size just released gets that
+ * buffer back, one of another size does not, and buffers of different sizes are kept apart.
+ * Prints "reuse SAME OTHER APART" with 1 for each that holds. */
+static void reuse(int32_t n) {
+    int64_t bytes = (int64_t)n * 4;
+    void* a = anydsl_alloc(dev, bytes);
+    anydsl_release(dev, a);
+    void* c = anydsl_alloc(dev, bytes + 4);
+    void* b = anydsl_alloc(dev, bytes);
+    anydsl_release(dev, c);
+    anydsl_release(dev, b);
+    void* d = anydsl_alloc(dev, bytes + 4);
+    printf("reuse %d %d %d\n", a == b, c != a, d == c);
+    anydsl_release(dev, d);
+}
+
 /* Misuses, each ending the program with the runtime's message. */
 static void misuse(const char* what) {
     uint32_t host[64] = {0};
@@ -363,6 +379,7 @@ int main(int argc, char** argv) {
         else if (strcmp(name, "copies") == 0) copies((int32_t)n, (uint32_t)seed);
         else if (strcmp(name, "memory-kinds") == 0) memory_kinds((int32_t)n, (uint32_t)seed);
         else if (strcmp(name, "concurrent") == 0) concurrent((int32_t)n, (uint32_t)seed);
+        else if (strcmp(name, "reuse") == 0) reuse((int32_t)n);
         else if (strcmp(name, "kernel-time") == 0) printf("kernel-time %lld\n", (long long)anydsl_get_kernel_time());
         else misuse(argv[i]);
         fflush(stdout);

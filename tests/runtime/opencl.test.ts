@@ -87,6 +87,12 @@ describe('OpenCL kernels through anydsl_launch_kernel', () => {
     expect(await lines(['concurrent:3001:21'])).toEqual(seeds.map((seed) => expectedLine({ kernel: 'elementwise', n: 3001, seed, block: 16 })));
   });
 
+  it('gives a released device buffer to the next allocation of its size, which computes like a fresh one', async (ctx) => {
+    needOpenCL(ctx);
+    const after = { kernel: 'elementwise' as const, n: 250, seed: 8, block: 16 };
+    expect(await lines(['reuse:250', caseArg(after), 'reduce:250:3:64'])).toEqual(['reuse 1 1 1', expectedLine(after), expectedLine({ kernel: 'reduce', n: 250, seed: 3, block: 64 })]);
+  });
+
   it('adds the kernels\' time to anydsl_get_kernel_time', async (ctx) => {
     needOpenCL(ctx);
     const got = await lines(['kernel-time', 'elementwise:200000:3:64', 'kernel-time']);
