@@ -171,10 +171,13 @@ void channels_inner(Func f, const Spec &s, int channels) {
 // Halide's apps/blur CPU schedule (for box3; gauss5 and sobel, which have no app of their
 // own, take it too): 32-row strips in parallel, vectorised along x, the stage the stencil
 // reads stored per strip and computed per vector of output (a sliding window down the strip).
+// The app schedules guard the last strip and vector (GuardWithIf) where the apps shift them
+// inwards, so that any image size works (the apps need at least a strip and a vector);
+// loop partitioning keeps the guard out of every other strip.
 void app_blur(Stages &st, const Spec &s) {
     const int v = lanes(s, st.compute);
     channels_inner(st.out, s, out_channels(s));
-    st.out.split(y, y, yi, APP_STRIP).parallel(y).vectorize(x, v, TailStrategy::GuardWithIf);
+    st.out.split(y, y, yi, APP_STRIP, TailStrategy::GuardWithIf).parallel(y).vectorize(x, v, TailStrategy::GuardWithIf);
     if (st.first.defined()) {
         st.first.store_at(st.out, y).compute_at(st.out, x).vectorize(x, v);
         channels_inner(st.first, s, s.channels);
@@ -196,7 +199,7 @@ void app_unsharp(Stages &st, const Spec &s) {
 void app_harris(Stages &st, const Spec &s) {
     const int v = lanes(s, Float(32));
     st.out.bound(c, 0, 1);
-    st.out.split(y, y, yi, APP_STRIP).parallel(y).vectorize(x, v, TailStrategy::GuardWithIf);
+    st.out.split(y, y, yi, APP_STRIP, TailStrategy::GuardWithIf).parallel(y).vectorize(x, v, TailStrategy::GuardWithIf);
     st.gray.store_at(st.out, y).compute_at(st.out, yi).vectorize(x, v, TailStrategy::GuardWithIf);
     st.iy.store_at(st.out, y).compute_at(st.out, yi).vectorize(x, v, TailStrategy::GuardWithIf);
     st.ix.store_at(st.out, y).compute_at(st.out, yi).vectorize(x, v, TailStrategy::GuardWithIf);

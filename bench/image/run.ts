@@ -317,7 +317,7 @@ async function main(): Promise<number> {
   const blurRows = rows.filter((r) => r.input === inputLabel(bwInput) && r.pipeline === CASES[1]!.label && r.type === 'i32' && r.m);
   const gbs = (r: Row) => `${((2 * bytes) / (r.m!.medianMs * 1e6)).toFixed(1)} GB/s (${((100 * (2 * bytes)) / (r.m!.medianMs * 1e6) / memcpyGBs).toFixed(0)}% of memcpy)`;
   for (const r of blurRows.filter((r) => r.side === 'ours' || r.fastestHalide)) console.log(`blur i32 moves 8 bytes per element: ${r.side} ${r.schedule} ${gbs(r)}`);
-  for (const [name, a] of about) console.log(`reference: ${a}`);
+  for (const a of about.values()) console.log(`reference: ${a}`);
   for (const [name, why] of skipped) console.log(`reference: ${REFERENCE_TITLES[name]} skipped: ${why}`);
   console.log('Halide kernels and what the autoschedulers chose: .cache/bench/image/halide-generator-*/ (one .txt per kernel)');
 
