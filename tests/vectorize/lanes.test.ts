@@ -150,11 +150,11 @@ describe('what cannot be vectorised is reported', () => {
     expect(vectorised('extern fn f(n: i32, y: &mut [i32]) -> () { vectorize(3, 0, n, |i| { y(i) = i; }); }').errors).toHaveLength(1);
   });
 
-  it('refuses a local variable whose address escapes the lane', () => {
+  it('gives a local variable whose address escapes a copy per lane (tests/compat/vectorize.test.ts runs such bodies)', () => {
     const src = `
       extern "C" { fn consume(&mut i32) -> (); }
       extern fn f(n: i32, y: &mut [i32]) -> () { vectorize(4, 0, n, |i| { let mut v = i; consume(&mut v); y(i) = v; }); }`;
-    expect(vectorised(src).errors).toEqual(['cannot vectorise a body in which the address of a local variable escapes']);
+    expect(vectorised(src).errors).toEqual([]);
   });
 });
 

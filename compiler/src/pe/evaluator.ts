@@ -37,6 +37,7 @@ import { type Decision, type Facts, callTarget, decide } from './decide.ts';
 import { describe, paramName, spanText } from './describe.ts';
 import { type Recursion, nonStaticParams, recursion } from '../ir/higher-order.ts';
 import { callers, isLive, readsParamsOf, soleCaller } from './liveness.ts';
+import { forwardLoads } from './memory.ts';
 
 export interface PeOptions {
   sink: DiagnosticSink;
@@ -131,6 +132,8 @@ class Evaluator implements Facts {
       if (!this.live.has(c) && !c.isIntrinsic && !(c.external && !c.hasBody)) this.world.forget(c);
     }
     this.world.sweep();
+    // Loads that inlining and specialisation put next to the stores they read: `?x` of what they read is known.
+    forwardLoads(this.world, r.continuations);
     // Before any specialisation copies them: the recursion of a generic body is only seen to be static this way.
     for (const c of r.continuations) if (c.hasBody) resolveReturn(this.world, c);
     this.free = new Closedness(r.continuations);

@@ -78,20 +78,30 @@ function scalarLoop(world: World, vloop: Continuation, cfg: BodyCfg, outer: Read
 function vectorLoop(world: World, vloop: Continuation, cfg: BodyCfg, outer: ReadonlyMap<Def, Def>, slots: readonly PrimOp[], lanes: number): void {
   const simd = new Simd(world, lanes);
   const seeds = new Map(outer);
+  const forest = new LoopForest(cfg);
+  const div = new Divergence(cfg, forest);
   let mem: Def = vloop.param(0);
+  const privates = new Set<Def>();
   if (slots.length) {
-    // The body's local variables get one slot per vector loop, with room for every lane.
+    // The body's local variables get one slot per vector loop, with room for every lane:
+    // lane storage where they fit it, else a copy per lane, each lane addressing its own.
     const frame = world.enter(mem);
     mem = world.extract(frame, 0);
-    for (const s of slots) seeds.set(s, world.slot(world.extract(frame, 1), simd.vectorType((s.type as PtrType).pointee)));
+    for (const s of slots) {
+      const t = (s.type as PtrType).pointee;
+      if (fitsLaneStorage(cfg, div, s)) {
+        const storage = world.slot(world.extract(frame, 1), simd.vectorType(t));
+        seeds.set(s, storage);
+        privates.add(storage);
+      } else {
+        seeds.set(s, world.lea(world.slot(world.extract(frame, 1), world.types.definiteArray(t, lanes)), simd.iota()));
+      }
+    }
   }
-  const privates = new Set(slots.map((s) => seeds.get(s)!));
   const [lower, upper] = [vloop.param(1), vloop.param(2)];
   const i32 = world.prim('i32');
   const i64 = world.prim('i64');
   const u32 = world.prim('u32');
-  const forest = new LoopForest(cfg);
-  const div = new Divergence(cfg, forest);
   const shared = { cfg, forest, simd, div, calls: new Calls(simd), liveOut: liveOuts(cfg, forest) };
   const info = (memory: Memory): BodyInfo => ({ ...shared, memory });
   const block = (name: string): Continuation => world.continuation(world.fnType([world.mem]), name);
@@ -174,6 +184,36 @@ function bodyEnvironment(cfg: BodyCfg): { env: Def[]; slots: PrimOp[] } {
   const slots = primopsInside.filter((d): d is PrimOp => d instanceof PrimOp && d.tag === 'slot' && inside(d));
   const byGid = (a: Def, b: Def): number => a.gid - b.gid;
   return { env: [...used.defs].sort(byGid), slots: slots.sort(byGid) };
+}
+
+/**
+ * Whether a local variable of the body fits lane storage (a vector per element, read
+ * and written a whole vector at a time): its address reaches only loads and stores,
+ * through element addresses whose indices are the same in every lane. One indexed per
+ * lane, or whose address escapes (into a call, a stored value, a cast), gets a copy per
+ * lane instead, which each lane addresses as ordinary memory (gathers, scatters, and its
+ * own pointer in calls made once per lane).
+ */
+function fitsLaneStorage(cfg: BodyCfg, div: Divergence, slot: PrimOp): boolean {
+  const work: [Def, Def[]][] = [[slot, []]];
+  while (work.length) {
+    const [d, indices] = work.pop()!;
+    for (const { user, index } of d.uses.values()) {
+      if (user instanceof PrimOp && !cfg.scope.contains(user)) continue;
+      if (user instanceof PrimOp && user.tag === 'lea' && index === 0) {
+        work.push([user, [...indices, user.op(1)]]);
+        continue;
+      }
+      const home = cfg.home.get(user);
+      if (!(user instanceof PrimOp && (user.tag === 'load' || user.tag === 'store') && index === 1 && home)) {
+        // A primop no block uses (left over by earlier rewriting) is no use.
+        if (user instanceof PrimOp && user.numUses === 0) continue;
+        return false;
+      }
+      if (indices.some((i) => div.varyingAt(i, home))) return false;
+    }
+  }
+  return true;
 }
 
 /** Functions, imports and intrinsics: continuations any code may call. */

@@ -1,7 +1,7 @@
 // Widening of pure primops: with only uniform operands a primop stays scalar; with
 // a varying one, its uniform operands are splatted and it is rebuilt on vectors
 // (`<W x T>` arithmetic, comparisons, selects and casts, vectors of addresses,
-// aggregates of vectors).
+// aggregates of vectors, arrays read and updated at a per-lane index).
 // Integer division runs in every lane, active or not, so a divisor that would trap
 // (zero, or -1 under the most negative dividend) is replaced by 1: in an active
 // lane that division was undefined anyway.
@@ -45,9 +45,15 @@ export function widen(simd: Simd, p: PrimOp, ops: readonly Def[]): Def {
       const lanes = Array.from({ length: simd.width }, (_, l) => simd.lane(w.extract(a!, w.extract(b!, l)), l, p.type));
       return simd.fromLanes(lanes, p.type);
     }
-    case 'insert':
-      if (simd.isVarying(b!)) return unsupported(`an update of a ${p.type} at a varying index`);
-      return w.insert(simd.splat(a!), b!, simd.splat(c!));
+    case 'insert': {
+      if (!simd.isVarying(b!)) return w.insert(simd.splat(a!), b!, simd.splat(c!));
+      // A varying index (only arrays have one): each element takes the value in the lanes whose index names it.
+      const t = p.type as DefiniteArrayType;
+      const it = b!.type as PrimType;
+      const arr = simd.splat(a!);
+      const elems = Array.from({ length: t.dim }, (_, k) => simd.blend(w.cmp('eq', b!, w.lit(it, BigInt(k))), c!, w.extract(arr, k)));
+      return w.definiteArray(simd.vectorType(t.elem), elems);
+    }
     default:
       return unsupported(`a varying '${p.tag}' (of type ${p.type})`);
   }
