@@ -35,7 +35,7 @@ type OutputOf<P extends Program> = P extends 'life' ? Uint8Array : P extends 'pd
 
 export interface ReferenceRun<P extends Program> {
   output: OutputOf<P>;
-  /** Milliseconds of each run, input copies and file I/O excluded. */
+  /** Milliseconds of each run after the warm-up, input copies and file I/O excluded. */
   times: number[];
   medianMs: number;
 }
@@ -115,7 +115,7 @@ const median = (xs: number[]): number => {
   return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
 };
 
-/** Runs `program` with `impl` `runs` times on `input` (each run from the same input) and returns the last output and the times. */
+/** Runs `program` with `impl` `runs` times after a warm-up run on `input` (each run from the same input) and returns the last output and the times. */
 export async function runReference<P extends Program>(program: P, impl: Impl, input: InputOf<P>, runs = 1): Promise<ReferenceRun<P>> {
   await checkReference(impl);
   const { data, args } = encode(program, input);
@@ -124,10 +124,11 @@ export async function runReference<P extends Program>(program: P, impl: Impl, in
     const inFile = path.join(dir, 'in.bin');
     const outFile = path.join(dir, 'out.bin');
     await writeFile(inFile, Buffer.concat(data));
-    const argv = [program, String(runs), inFile, outFile, ...args.map(String)];
+    // One more run than asked, whose time is dropped: the first starts OpenMP's threads or NumPy's allocator.
+    const argv = [program, String(runs + 1), inFile, outFile, ...args.map(String)];
     const r = impl === 'c' ? await exec(await cExecutable(), argv) : await exec('/usr/bin/python3', [path.join(here, 'reference.py'), ...argv]);
     if (!r.ok) throw new Error(`the ${IMPL_TITLES[impl]} reference of ${program} failed: ${r.stderr.trim().split('\n').pop()}`);
-    const times = r.stdout.trim().split('\n').map(Number);
+    const times = r.stdout.trim().split('\n').map(Number).slice(1);
     return { output: decode(program, input, await readFile(outFile)) as OutputOf<P>, times, medianMs: median(times) };
   } finally {
     await rm(dir, { recursive: true, force: true });
