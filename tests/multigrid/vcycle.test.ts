@@ -1,9 +1,10 @@
 // The V-cycle of libs/multigrid against the scalar reference (tests/multigrid/reference.ts)
 // to 1e-6, the residual falling by the factor multigrid theory promises, merged and unmerged
-// residual+restriction giving the same bits, and the sizes a variant refuses. One compile:
-// a sequential unmerged and a vectorised, parallel, merged variant of six levels.
+// residual+restriction giving the same bits, and the sizes a variant refuses. Two compiles:
+// a sequential unmerged and a vectorised, parallel, merged variant of six levels (the latter
+// is what `vcycle --size 32 --levels 6` compiles, so apps.test.ts finds it in the cache).
 import { beforeAll, describe, expect, it } from 'vitest';
-import { compileMultigrid, type Multigrid, type MgVariant, sizeProblem, variantName } from '../../libs/multigrid/host.ts';
+import { compileVariant, type Multigrid, type MgVariant, sizeProblem } from '../../libs/multigrid/host.ts';
 import { residualNorm, vcycleReference } from './reference.ts';
 
 const LEVELS = 6;
@@ -13,9 +14,7 @@ let seq: Multigrid;
 let vecMerged: Multigrid;
 
 beforeAll(async () => {
-  const compiled = await compileMultigrid([SEQ, VEC_MERGED]);
-  seq = compiled.get(variantName(SEQ))!;
-  vecMerged = compiled.get(variantName(VEC_MERGED))!;
+  [seq, vecMerged] = await Promise.all([compileVariant(SEQ), compileVariant(VEC_MERGED)]);
 });
 
 /** A right-hand side of values in [−1, 1) from a seeded generator, and a zero initial guess. */

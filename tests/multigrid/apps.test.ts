@@ -1,0 +1,52 @@
+// The vcycle app in-process on a small grid (the variant tests/multigrid/vcycle.test.ts also
+// compiles): the residual per cycle, --bench, --compare against the C and NumPy references
+// where installed, and bad input as one line with exit status 1.
+import { describe, expect, it } from 'vitest';
+import { main as vcycle } from '../../apps/vcycle/src/cli.ts';
+import { missingPackages } from '../../bench/shared/native.ts';
+import { byFile } from '../../bench/shared/native.ts';
+import { runApp as run } from '../image/support.ts';
+
+const missingC = await missingPackages([byFile('libomp-19-dev', '/usr/lib/llvm-19/lib/clang/19/include/omp.h')]);
+const missingNumpy = await missingPackages([byFile('python3-numpy', '/usr/lib/python3/dist-packages/numpy/__init__.py')]);
+const skipNote = (missing: string[]) => (missing.length ? ` (skipped: needs apt-get install ${missing.join(' ')})` : '');
+
+describe('vcycle', () => {
+  it('prints the residual per cycle, falling by a factor below 0.2, and the error against the known solution', async () => {
+    const r = await run(vcycle, ['--size', '32', '--levels', '6', '--cycles', '4', '--bench', '2']);
+    expect(r.err).toBe('');
+    expect(r.code).toBe(0);
+    const factors = [...r.out.matchAll(/\(×([0-9.]+)\)/g)].map((m) => Number(m[1]));
+    expect(factors).toHaveLength(4);
+    for (const f of factors) expect(f).toBeLessThan(0.2);
+    expect(r.out).toMatch(/max \|u − sin\(πx\) sin\(πy\)\| = [0-9.]+e-[34]/);
+    expect(r.out).toMatch(/V-cycle: median [0-9.]+ ms over 2 runs; finest level alone .*: median [0-9.]+ ms/);
+  });
+
+  it.skipIf(missingC.length > 0)(`--compare c agrees with the hand-written C${skipNote(missingC)}`, async () => {
+    const r = await run(vcycle, ['--size', '32', '--levels', '6', '--cycles', '2', '--compare', 'c']);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/C \(clang-19.*\): solutions agree/);
+    expect(r.out).toMatch(/ratio [0-9.]+×/);
+  });
+
+  it.skipIf(missingNumpy.length > 0)(`--compare numpy agrees with NumPy${skipNote(missingNumpy)}`, async () => {
+    const r = await run(vcycle, ['--size', '32', '--levels', '6', '--cycles', '2', '--compare', 'numpy']);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/NumPy: solutions agree/);
+  });
+
+  it.each([
+    [['--size', '48', '--levels', '6'], /^vcycle: the size 48 must be divisible by 2\^\(levels − 1\) = 32 for 6 levels\n$/],
+    [['--size', 'big'], /^error: option '--size <n>' argument 'big' is invalid\. must be an integer from 1 to 32768\n$/],
+    [['--levels', '17'], /argument '17' is invalid\. must be an integer from 1 to 16/],
+    [['--schedule', 'gpu'], /argument 'gpu' is invalid\. Allowed choices are seq, par, vec/],
+    [['--compare', 'fortran'], /Allowed choices are c, numpy/],
+  ])('%j is one line and exit status 1', async (args, message) => {
+    const r = await run(vcycle, args);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(message);
+    expect(r.err.trim().split('\n')).toHaveLength(1);
+    expect(r.out).toBe('');
+  });
+});
