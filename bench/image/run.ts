@@ -255,7 +255,16 @@ async function main(): Promise<number> {
       const variant: Variant = { pipeline: c.pipeline, schedule: 'opt', boundary: 'clamp', type: c.type, channels: image.channels as Variant['channels'] };
       const key = JSON.stringify(variant);
       let kernel = kernels.get(key);
-      if (!kernel) kernels.set(key, (kernel = await compileKernel(variant)));
+      if (!kernel) {
+        try {
+          kernels.set(key, (kernel = await compileKernel(variant)));
+        } catch (e) {
+          failed = true;
+          rows.push({ ...base, side: 'ours', schedule: 'opt', missing: 'failed' });
+          note(c, `ours failed to compile: ${(e as Error).message.split('\n')[0]}`);
+          continue;
+        }
+      }
       const k = kernel;
       const output = k.run(image);
       note(c, `ours ${oursScheduleNote(variant)}`);
@@ -319,7 +328,7 @@ async function main(): Promise<number> {
   for (const r of blurRows.filter((r) => r.side === 'ours' || r.fastestHalide)) console.log(`blur i32 moves 8 bytes per element: ${r.side} ${r.schedule} ${gbs(r)}`);
   for (const a of about.values()) console.log(`reference: ${a}`);
   for (const [name, why] of skipped) console.log(`reference: ${REFERENCE_TITLES[name]} skipped: ${why}`);
-  console.log('Halide kernels and what the autoschedulers chose: .cache/bench/image/halide-generator-*/ (one .txt per kernel)');
+  console.log('Halide kernels and what the autoschedulers chose: .cache/bench/image/halide-*/ (one .txt per kernel)');
 
   const json = {
     inputs: inputs.map((i) => ({ name: i.name, file: i.file, width: i.image.width, height: i.image.height, channels: i.image.channels })),
