@@ -63,6 +63,8 @@ export function checkProgram(modules: Module[], sink: DiagnosticSink, options: C
 /**
  * A user's extern declaration of a fn the prelude declares with the same ABI stands
  * for the prelude's declaration when the signatures agree; otherwise it is an error.
+ * An extern "C" declaration of a fn the prelude defines in Impala (the RV intrinsics
+ * `rv_any`…, which the original left to a C-level vectoriser) stands for that definition.
  */
 function reconcileWithPrelude(ck: Checker, prelude: Frame, user: Frame): void {
   for (const [name, ue] of user.values) {
@@ -70,14 +72,30 @@ function reconcileWithPrelude(ck: Checker, prelude: Frame, user: Frame): void {
     if (ue.kind !== 'fn' || pe?.kind !== 'fn') continue;
     const u = ue.decl;
     const p = pe.decl;
-    if (!u.abi || u.abi !== p.abi || u.body || p.body) continue;
+    if (!u.abi || u.body || (p.body ? u.abi !== 'C' || p.abi : u.abi !== p.abi)) continue;
     if (sameSignature(ck, u, p)) {
       user.values.set(name, pe);
       ck.externAlias.set(u, p);
-    } else {
+    } else if (p.body || !isEarlierForm(ck, u)) {
       ck.error(u.name.span, `declaration of '${name}' does not match the prelude's '${sigText(ck, p)}'`);
     }
   }
+}
+
+/** The 2018 AnyDSL runtime's `vectorize(length, alignment, lower, upper, body)`; emit drops the alignment. */
+export const VECTORIZE_2018 = 'fn(i32, i32, i32, i32, fn(i32) -> ()) -> ()';
+
+/**
+ * User declarations that differ from the prelude's and still stand, as their own
+ * declarations: the 2018 runtime's bindings of C functions the prelude also declares
+ * (`anydsl_alloc(i32, i64) -> &[i8]`; one C symbol, so `oneSignaturePerSymbol` checks
+ * that the C signatures agree) and its five-argument `vectorize`.
+ */
+function isEarlierForm(ck: Checker, u: FnDecl): boolean {
+  if (u.abi === 'C') return true;
+  if (u.abi !== 'thorin') return false;
+  const sig = showType(sigType(fnSig(ck, u)));
+  return u.name.name === 'vectorize' && u.typeParams.length === 0 && sig === VECTORIZE_2018;
 }
 
 /**
