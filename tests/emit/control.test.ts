@@ -144,7 +144,7 @@ describe('match', () => {
 
 describe('unreachable code', () => {
   it('code after a diverging call is dropped without an error', () => {
-    const r = emit('fn main() -> i32 { return(1); print_i32(2); 3 }');
+    const r = emit('fn main() -> i32 { return(1) + { print_i32(2); 3 } }');
     expect(r.sink.list).toHaveLength(0);
     expect(continuations([r.main!]).some((c) => c.name === 'print_i32')).toBe(false);
     expect(r.main!.callee).toBe(r.main!.retParam);

@@ -147,7 +147,7 @@ describe('coercions', () => {
       fn f(c: bool) -> i32 {
         let x: f32 = if c { return(1) } else { 2.0f };
         let y = if c { 3 } else { diverge() };
-        let z: &[u8] = return(5);
+        let z: (&[u8], i32) = (return(5), 1);
         y
       }
     `);

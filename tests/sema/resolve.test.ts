@@ -109,7 +109,7 @@ describe('name resolution', () => {
     expect(c.errors).toEqual(["1:14: duplicate definition of 'a'", "1:38: identifier 'b' is bound more than once in this pattern"]);
   });
 
-  it('does not let nested fns capture locals or type parameters', () => {
+  it('lets nested fns capture locals, not type parameters of an enclosing item', () => {
     const c = check(`
       fn outer[T](p: i32, t: T) -> i32 {
         fn inner() -> i32 { p }
@@ -117,10 +117,7 @@ describe('name resolution', () => {
         inner()
       }
     `);
-    expect(c.errors).toEqual([
-      "3:29: cannot capture local 'p' in a nested item",
-      "4:29: cannot use type parameter 'T' of an enclosing item",
-    ]);
+    expect(c.errors).toEqual(["4:29: cannot use type parameter 'T' of an enclosing item"]);
   });
 
   it('resolves names in a nested fn as of its block, not as of when the fn is checked', () => {
@@ -134,9 +131,11 @@ describe('name resolution', () => {
         h
       }
     `);
-    expect(c.errors).toEqual(["5:49: cannot capture local 'x' in a nested item"]);
+    expect(c.errors).toEqual([]);
     const [res] = resOf(allExprs(c.user), 'h');
     expect(res).toMatchObject({ kind: 'fn', decl: { name: { name: 'h' } } });
+    const [x] = resOf(allExprs(c.user), 'x');
+    expect(x).toMatchObject({ kind: 'local', binding: { kind: 'bind', span: { line: 4 } } });
   });
 
   it('lets closures capture locals', () => {

@@ -65,7 +65,7 @@ fn main() -> i32 {
     let hidden = $y;
     let neg = -128i8;
     print_string("hello");
-    get_42(|r| ret(r));
+    if false { get_42(|r| ret(r)) }
     let u = pow(2, 4) + f(3, 4, 5) + v + s.y + s2.y + (s2.x as i32) + sel + size + (K as i32) + t0 + y;
     u
 }

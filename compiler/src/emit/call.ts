@@ -18,7 +18,9 @@ export function callExpr(fx: FnEmitter, e: ExprOf<'call'>, run: boolean): Def {
   if (ct.tag !== 'fn') return readPlace(fx, place(fx, e));
   const callee = e.callee;
   if (isJumpExpr(callee)) {
-    const args = e.args.map((a) => expr(fx, a));
+    let args = e.args.map((a) => expr(fx, a));
+    // `return(a, b)` of a continuation taking one tuple.
+    if (args.length > 1 && ct.params.length === 1) args = [w.tuple(args)];
     if (fx.reachable) emitJumpCall(fx, callee, args);
     return dead(fx, e);
   }
@@ -48,7 +50,9 @@ export function callExpr(fx: FnEmitter, e: ExprOf<'call'>, run: boolean): Def {
  * (`fn(A, fn(R) -> !) -> !` called as `fn(A) -> R`).
  */
 export function callReturns(callee: Extract<Type, { tag: 'fn' }>, argCount: number): boolean {
-  return callee.ret !== null || callee.params.length === argCount + 1;
+  // A direct-style fn given its return continuation explicitly (`f(x, return)`) does not.
+  if (callee.ret !== null) return callee.params.length === argCount;
+  return callee.params.length === argCount + 1;
 }
 
 function isPrimopBuiltin(decl: FnDecl): boolean {
@@ -72,10 +76,11 @@ function builtin(fx: FnEmitter, e: ExprOf<'call'>, name: string, typeArgs: reado
       return w.select(a!, b!, c!);
     case 'insert':
       return w.insert(a!, b!, c!);
+    // The 2018 declaration `sizeof[T]() -> i64` gets the i32 widened.
     case 'sizeof':
-      return w.sizeof(fx.ir(typeArgs[0]!));
+      return w.cast(fx.ir(e.type!), w.sizeof(fx.ir(typeArgs[0]!)));
     case 'alignof':
-      return w.alignof(fx.ir(typeArgs[0]!));
+      return w.cast(fx.ir(e.type!), w.alignof(fx.ir(typeArgs[0]!)));
     case 'undef':
       return w.bottom(fx.ir(e.type!));
     default:

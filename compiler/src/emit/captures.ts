@@ -13,7 +13,7 @@ import type { Block, Expr, ExprOf, FnDecl, Param, Pattern } from '../syntax/ast.
 import type { Program } from '../sema/program.ts';
 import { prune, type LocalBinding } from '../sema/types.ts';
 
-/** What owns a local: the fn item, closure or `for`/`with` body declaring it. */
+/** What owns a local: the fn item (nested ones included), closure or `for`/`with` body declaring it. */
 type Owner = FnDecl | ExprOf<'closure'> | ExprOf<'for'>;
 
 export class LocalInfo {
@@ -104,7 +104,8 @@ class Walker {
       } else if (s.kind === 'expr') {
         this.expr(s.expr);
       }
-      // Nested items are walked on their own: they cannot capture locals.
+      // Nested fn items are walked on their own (they are in `program.fns`, after their
+      // enclosing fn); what they capture counts as used from another owner.
     }
     if (b.expr) this.expr(b.expr);
   }

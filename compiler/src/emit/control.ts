@@ -6,6 +6,7 @@ import { type Def, type IRType, isLit, litValue } from '../ir/index.ts';
 import type { Block as AstBlock, Expr, ExprOf, MatchArm } from '../syntax/ast.ts';
 import { prune, type Type } from '../sema/types.ts';
 import { dead, expr, finishExpr } from './expr.ts';
+import { emitNestedFn } from './function.ts';
 import type { FnEmitter } from './fn.ts';
 import { bindPattern, isIrrefutable, patternKey, patternTest } from './pattern.ts';
 import type { Block } from './ssa.ts';
@@ -13,15 +14,21 @@ import { carriesNoValue } from './types.ts';
 
 /** Emits the statements of `b`; returns its value (meaningless once unreachable). */
 export function blockValue(fx: FnEmitter, b: AstBlock): Def {
+  const capturing = fx.em.program.capturingFns;
   for (const s of b.stmts) {
-    if (!fx.reachable) break;
+    if (s.kind === 'item' && s.item.kind === 'fn' && capturing.has(s.item)) {
+      // Where it is declared, the locals it captures exist; it may have been used before.
+      emitNestedFn(fx, s.item);
+      continue;
+    }
+    // Nested items that do not capture are emitted when used.
+    if (!fx.reachable) continue;
     if (s.kind === 'let') {
       const v = s.init ? expr(fx, s.init) : null;
       if (fx.reachable) bindPattern(fx, s.pattern, v);
     } else if (s.kind === 'expr') {
       expr(fx, s.expr);
     }
-    // Nested items are emitted when used.
   }
   if (!fx.reachable) return fx.world.unitValue();
   return b.expr ? expr(fx, b.expr) : fx.world.unitValue();

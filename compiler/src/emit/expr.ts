@@ -10,12 +10,12 @@ import { prune, type Type } from '../sema/types.ts';
 import { callExpr } from './call.ts';
 import { blockValue, ifExpr, logicExpr, matchExpr } from './control.ts';
 import type { FnEmitter } from './fn.ts';
-import { closureExpr } from './function.ts';
+import { closureExpr, nestedFnValue } from './function.ts';
 import { jumpTargetValue } from './jumps.ts';
 import { literalDef, stringBytes } from './literals.ts';
 import { forExpr, whileExpr } from './loops.ts';
 import { assignExpr, binaryExpr, castExpr, unaryExpr } from './ops.ts';
-import { place, readLocal, readPlace } from './place.ts';
+import { addressOf, place, readLocal, readPlace, writePlace } from './place.ts';
 
 export function expr(fx: FnEmitter, e: Expr): Def {
   if (!fx.reachable) return dead(fx, e);
@@ -119,8 +119,7 @@ function exprOf(fx: FnEmitter, e: Expr): Def {
     case 'known':
       return w.known(expr(fx, e.expr));
     case 'asm':
-      fx.em.sink.error(e.span, 'inline assembly is not supported');
-      return w.unitValue();
+      return inlineAsm(fx, e);
   }
 }
 
@@ -159,6 +158,7 @@ function pathValue(fx: FnEmitter, e: ExprOf<'path'>): Def {
     case 'local':
       return readLocal(fx, res.binding);
     case 'fn':
+      if (fx.em.program.capturingFns.has(res.decl)) return nestedFnValue(fx, res.decl);
       return fx.em.fnValue(res.decl, res.typeArgs.map((t) => fx.type(t)), e.span);
     case 'static':
       return readPlace(fx, place(fx, e));
@@ -187,13 +187,38 @@ function structLit(fx: FnEmitter, e: ExprOf<'struct'>): Def {
 /**
  * Applies one of sema's implicit coercions. Pointers share one IR type up to the
  * pointee, so `&mut T` to `&T` and `~T` to `&T` change nothing, and `&[T * N]` to
- * `&[T]` is a bitcast.
+ * `&[T]` (also deeper, `&&[T * N]` to `&&[T]`) is a bitcast. A value coerced to a
+ * pointer is borrowed: the address of an immutable copy (a global when constant).
  */
 function coerce(fx: FnEmitter, d: Def, to: Type): Def {
   const target = fx.ir(to);
   if (d.type === target) return d;
+  if (!(d.type instanceof PtrType) && target instanceof PtrType) d = addressOf(fx, { kind: 'value', def: d, addr: null }, false);
+  if (d.type === target) return d;
   if (d.type instanceof PtrType && target instanceof PtrType) return fx.world.bitcast(target, d);
   throw new Error(`internal: cannot coerce ${d.type} to ${target}`);
+}
+
+/**
+ * `asm(…)`: the inputs are evaluated in order, the assembly runs on the memory token
+ * (so it stays where it is written), then its results are assigned to the outputs.
+ */
+function inlineAsm(fx: FnEmitter, e: ExprOf<'asm'>): Def {
+  const w = fx.world;
+  const outputs = e.outputs.map((o) => place(fx, o.expr));
+  const inputs = e.inputs.map((i) => expr(fx, i.expr));
+  if (!fx.reachable) return dead(fx, e);
+  const a = w.asm(fx.mem, inputs, e.outputs.map((o) => fx.ir(o.expr.type!)), {
+    template: e.template,
+    outputs: e.outputs.map((o) => o.constraint),
+    inputs: e.inputs.map((i) => i.constraint),
+    clobbers: e.clobbers,
+    options: e.options,
+  });
+  fx.mem = w.extract(a, 0);
+  const result = w.extract(a, 1);
+  outputs.forEach((p, i) => writePlace(fx, p, outputs.length === 1 ? result : w.extract(result, i)));
+  return w.unitValue();
 }
 
 /** A string literal used as a pointer: the address of its global. */

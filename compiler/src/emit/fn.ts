@@ -37,6 +37,8 @@ export class Body {
   readonly env = new Map<LocalBinding, Local>();
   readonly targets = new Map<TargetKey, Target>();
   readonly emitters: FnEmitter[] = [];
+  /** Nested fn items that capture (function.ts's `nestedFnValue`), and whether their body is emitted. */
+  readonly nestedFns = new Map<FnDecl, { cont: Continuation; emitted: boolean }>();
 
   constructor(world: World) {
     this.graph = new SsaGraph(world);

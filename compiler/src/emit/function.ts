@@ -5,7 +5,7 @@
 import type { Continuation, Def } from '../ir/index.ts';
 import type { Param as AstParam, ExprOf, Filter, FnDecl } from '../syntax/ast.ts';
 import type { Span } from '../syntax/diagnostics.ts';
-import { paramMap } from '../sema/type-ops.ts';
+import { lastParamReturn, paramMap } from '../sema/type-ops.ts';
 import { prune, type Type } from '../sema/types.ts';
 import { blockValue } from './control.ts';
 import type { Emitter } from './emitter.ts';
@@ -22,9 +22,9 @@ export function emitFnBody(em: Emitter, decl: FnDecl, typeArgs: readonly Type[],
   });
   const sig = em.program.signature(decl);
   const ret = sig.ret && fx.type(sig.ret);
-  const retParam = returnParam(cont, ret);
+  const retParam = returnParam(cont, ret, lastParamReturns(sig.params, ret));
   if (retParam) body.targets.set(decl, { kind: 'ret', def: retParam });
-  emitParamsAndBody(fx, decl.params, retParam, decl.filter, (f) => blockValue(f, decl.body!), decl.span);
+  emitParamsAndBody(fx, decl.params, retParam, ret !== null, decl.filter, (f) => blockValue(f, decl.body!), decl.span);
   body.finalize();
 }
 
@@ -33,6 +33,10 @@ export interface FunctionLike {
   params: readonly AstParam[];
   paramTypes: readonly Type[];
   ret: Type | null;
+  /** A `-> !` fn in continuation form returns through its last parameter (sema's `lastParamReturn`). */
+  returnsThroughLastParam?: boolean;
+  /** The continuation, when its uses were emitted before it (a nested fn item). */
+  cont?: Continuation;
   filter: Filter | null;
   span: Span;
   /** Called with the new continuation and its return param before the body is emitted. */
@@ -43,14 +47,18 @@ export interface FunctionLike {
 /** A continuation nested in the fn `fx` is emitting. */
 export function emitFunctionLike(fx: FnEmitter, f: FunctionLike): Continuation {
   const ret = f.ret && fx.type(f.ret);
-  const type = fx.em.types.fnType(f.paramTypes.map((t) => fx.type(t)), ret);
-  const cont = fx.world.continuation(type, f.name, ['mem', ...f.params.map((p) => p.name?.name ?? '_'), 'return']);
+  const cont = f.cont ?? functionLikeHead(fx, f.name, f.params, f.paramTypes, ret);
   cont.span = f.span;
   const child = new FnEmitter(fx.em, fx.body, cont, fx.tmap, fx, { frame: true, pure: false });
-  const retParam = returnParam(cont, ret);
+  const retParam = returnParam(cont, ret, f.returnsThroughLastParam === true);
   f.onCont(cont, retParam);
-  emitParamsAndBody(child, f.params, retParam, f.filter, f.body, f.span);
+  emitParamsAndBody(child, f.params, retParam, ret !== null, f.filter, f.body, f.span);
   return cont;
+}
+
+function functionLikeHead(fx: FnEmitter, name: string, params: readonly AstParam[], paramTypes: readonly Type[], ret: Type | null): Continuation {
+  const type = fx.em.types.fnType(paramTypes.map((t) => fx.type(t)), ret);
+  return fx.world.continuation(type, name, ['mem', ...params.map((p) => p.name?.name ?? '_'), 'return']);
 }
 
 export function closureExpr(fx: FnEmitter, e: ExprOf<'closure'>): Def {
@@ -61,6 +69,7 @@ export function closureExpr(fx: FnEmitter, e: ExprOf<'closure'>): Def {
     params: e.params,
     paramTypes: t.params,
     ret: t.ret,
+    returnsThroughLastParam: lastParamReturns(t.params, t.ret),
     filter: e.filter,
     span: e.span,
     onCont: (_, ret) => {
@@ -70,21 +79,65 @@ export function closureExpr(fx: FnEmitter, e: ExprOf<'closure'>): Def {
   });
 }
 
-function returnParam(cont: Continuation, ret: Type | null): Def | null {
-  return ret === null ? null : cont.param(cont.params.length - 1);
+/**
+ * A fn item nested in the body `fx` emits that uses the body's locals or continuations
+ * (sema's `capturingFns`): one continuation per body, referencing the body's values like
+ * a closure. Uses may come before the declaration; `emitNestedFn` gives it its body.
+ */
+export function nestedFnValue(fx: FnEmitter, decl: FnDecl): Continuation {
+  let n = fx.body.nestedFns.get(decl);
+  if (!n) {
+    const sig = fx.em.program.signature(decl);
+    const cont = functionLikeHead(fx, decl.name.name, decl.params, sig.params, sig.ret);
+    fx.body.nestedFns.set(decl, (n = { cont, emitted: false }));
+  }
+  return n.cont;
+}
+
+/** Emits the body of the capturing nested fn `decl` (once), where it is declared. */
+export function emitNestedFn(fx: FnEmitter, decl: FnDecl): void {
+  const cont = nestedFnValue(fx, decl);
+  const n = fx.body.nestedFns.get(decl)!;
+  if (n.emitted) return;
+  n.emitted = true;
+  const sig = fx.em.program.signature(decl);
+  emitFunctionLike(fx, {
+    name: decl.name.name,
+    params: decl.params,
+    paramTypes: sig.params,
+    ret: sig.ret,
+    returnsThroughLastParam: lastParamReturns(sig.params, sig.ret),
+    cont,
+    filter: decl.filter,
+    span: decl.span,
+    onCont: (_, ret) => {
+      if (ret) fx.body.targets.set(decl, { kind: 'ret', def: ret });
+    },
+    body: (child) => blockValue(child, decl.body!),
+  });
+}
+
+function lastParamReturns(params: Type[], ret: Type | null): boolean {
+  return ret === null && lastParamReturn({ tag: 'fn', params, ret }) !== null;
+}
+
+/** The return continuation: the one after the params, or the last param of a fn in continuation form. */
+function returnParam(cont: Continuation, ret: Type | null, lastParam: boolean): Def | null {
+  return ret === null && !lastParam ? null : cont.param(cont.params.length - 1);
 }
 
 function emitParamsAndBody(
   fx: FnEmitter,
   params: readonly AstParam[],
   retParam: Def | null,
+  ownRetParam: boolean,
   filter: Filter | null,
   body: (fx: FnEmitter) => Def,
   span: Span,
 ): void {
   const cont = fx.cont;
   // A continuation taking only `()` has no param for it (types.ts).
-  const aligned = cont.params.length - 1 - (retParam ? 1 : 0) === params.length;
+  const aligned = cont.params.length - 1 - (ownRetParam ? 1 : 0) === params.length;
   const defs = params.map((_, i) => (aligned ? cont.param(i + 1) : fx.world.unitValue()));
   // Filters see the params themselves, whatever storage the body gives them.
   params.forEach((p, i) => {

@@ -5,7 +5,9 @@ import type { Span } from '../syntax/diagnostics.ts';
 import type { Checker } from './checker.ts';
 import { autoDeref, checkCoerced, checkExpr, checkIndex } from './expr.ts';
 import { showType } from './infer.ts';
-import { bitcastProblem, directForm, someType } from './type-ops.ts';
+import { bitcastProblem, contType, directForm, someType } from './type-ops.ts';
+
+type FnType = Extract<Type, { tag: 'fn' }>;
 import { i32T, prune, unit, type Type } from './types.ts';
 
 const errorT: Type = { tag: 'error' };
@@ -21,8 +23,16 @@ export function checkCall(ck: Checker, e: ExprOf<'call'>): Type {
     t = fnT;
   }
   if (t.tag === 'fn') {
-    // A continuation-passing fn called without its return continuation is a direct call.
+    // A continuation-passing fn called without its return continuation is a direct call;
+    // a direct-style fn called with one (`f(x, return)`) is a jump that never returns.
+    if (t.ret !== null && e.args.length === t.params.length + 1) return explicitReturn(ck, e, t);
     const f = directForm(t, e.args.length) ?? t;
+    const p0 = f.params.length === 1 && e.args.length > 1 && isJump(e.callee) ? prune(f.params[0]!) : null;
+    if (p0?.tag === 'tuple' && p0.elems.length === e.args.length) {
+      // `return(a, b)` returns the tuple `(a, b)`.
+      checkArgs(ck, e.args, p0.elems, e.span);
+      return neverT;
+    }
     checkArgs(ck, e.args, f.params, e.span, isJump(e.callee));
     if (isCompilerKnown(e.callee, 'bitcast') && f.params.length === 1 && f.ret) checkBitcastLater(ck, e, f.params[0]!, f.ret);
     if (isCompilerKnown(e.callee, 'select') && f.params.length === 3 && e.args.length === 3) checkSelectLater(ck, e.args[0]!, f.params[0]!, f.params[1]!);
@@ -46,6 +56,25 @@ export function checkCall(ck: Checker, e: ExprOf<'call'>): Type {
       for (const a of e.args) checkExpr(ck, a);
       return errorT;
   }
+}
+
+/**
+ * A direct-style fn given one argument more than it takes: when that argument is a
+ * continuation, it is the return continuation (`f(x, return)`), and the call is a jump.
+ */
+function explicitReturn(ck: Checker, e: ExprOf<'call'>, t: FnType): Type {
+  const last = e.args[e.args.length - 1]!;
+  const lastT = prune(checkExpr(ck, last));
+  const rest = e.args.slice(0, -1);
+  if (lastT.tag === 'fn' && lastT.ret === null) {
+    checkArgs(ck, rest, t.params, e.span);
+    ck.coerce(last, last.span, lastT, contType(t.ret!), ' as argument type');
+  } else {
+    ck.error(e.span, `wrong number of arguments: expected ${t.params.length} but found ${e.args.length}`);
+    checkArgs(ck, rest, t.params, e.span);
+    return t.ret!;
+  }
+  return neverT;
 }
 
 /** The compiler-known fn `name` (the prelude's, or a user declaration standing for it). */
@@ -103,7 +132,8 @@ export function checkArgs(ck: Checker, args: readonly Expr[], params: readonly T
   }
   args.forEach((a, i) => {
     const p = params[i];
-    if (p) checkCoerced(ck, a, p, ' as argument type');
+    // A jump's argument leaves the function: no auto-borrow (checker.ts, `coerce`).
+    if (p) checkCoerced(ck, a, p, ' as argument type', !unitless);
     else checkExpr(ck, a);
   });
 }

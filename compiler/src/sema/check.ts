@@ -3,7 +3,7 @@
 import type { EnumDecl, FnDecl, Item, Module, StructDecl } from '../syntax/ast.ts';
 import type { DiagnosticSink } from '../syntax/diagnostics.ts';
 import { checkFnBody, checkStaticInit } from './bodies.ts';
-import { Checker } from './checker.ts';
+import { before, Checker } from './checker.ts';
 import { collectItems } from './collect.ts';
 import { showType } from './infer.ts';
 import { checkIntrinsicDeclaration } from './intrinsics.ts';
@@ -37,6 +37,7 @@ export function checkProgram(modules: Module[], sink: DiagnosticSink, options: C
   reconcileWithPrelude(ck, preludeFrame, userFrame);
   for (let item = ck.worklist.shift(); item; item = ck.worklist.shift()) checkItem(ck, item);
   oneSignaturePerSymbol(ck);
+  const capturingFns = nestedCaptures(ck);
 
   const mainEntry = userFrame.values.get('main') ?? preludeFrame.values.get('main');
   const main = mainEntry?.kind === 'fn' && mainEntry.decl.body ? mainEntry.decl : null;
@@ -57,7 +58,48 @@ export function checkProgram(modules: Module[], sink: DiagnosticSink, options: C
     coercions: ck.coercions,
     jumps: ck.jumps,
     forBodies: ck.forBodies,
+    capturingFns,
   };
+}
+
+/**
+ * The nested fns that capture: those that use a local or continuation of an enclosing
+ * body, and those that name such a fn from outside their own body (to the fixpoint).
+ * Emit puts them inside their enclosing body. One that captures a block's local
+ * cannot be used before that local is declared (the value would not exist yet), nor
+ * be generic or exported (both need it to stand alone).
+ */
+function nestedCaptures(ck: Checker): Set<FnDecl> {
+  const capturing = new Set(ck.capturesDirectly);
+  const latest = new Map(ck.capturedLet);
+  for (let changed = true; changed; ) {
+    changed = false;
+    for (const [d, uses] of ck.nestedUses) {
+      for (const u of uses) {
+        if (capturing.has(u) && !capturing.has(d)) {
+          capturing.add(d);
+          changed = true;
+        }
+        const l = latest.get(u);
+        const m = latest.get(d);
+        if (l && (!m || before(m.span, l.span))) {
+          latest.set(d, l);
+          changed = true;
+        }
+      }
+    }
+  }
+  for (const d of capturing) {
+    if (d.typeParams.length) ck.error(d.name.span, `nested fn '${d.name.name}' uses locals of the function around it, so it cannot be generic`);
+    if (d.exported) ck.error(d.name.span, `exported fn '${d.name.name}' cannot use locals of the function around it`);
+  }
+  for (const r of ck.nestedRefs) {
+    const l = latest.get(r.decl);
+    if (l && capturing.has(r.decl) && before(r.span, l.span)) {
+      ck.error(r.span, `'${r.decl.name.name}' is used before '${l.name}', which it captures, is declared`);
+    }
+  }
+  return capturing;
 }
 
 /**
@@ -89,13 +131,15 @@ export const VECTORIZE_2018 = 'fn(i32, i32, i32, i32, fn(i32) -> ()) -> ()';
  * User declarations that differ from the prelude's and still stand, as their own
  * declarations: the 2018 runtime's bindings of C functions the prelude also declares
  * (`anydsl_alloc(i32, i64) -> &[i8]`; one C symbol, so `oneSignaturePerSymbol` checks
- * that the C signatures agree) and its five-argument `vectorize`.
+ * that the C signatures agree), its five-argument `vectorize`, and its `sizeof[T]() -> i64`
+ * (and `alignof`; emit widens the i32 the primop gives).
  */
 function isEarlierForm(ck: Checker, u: FnDecl): boolean {
   if (u.abi === 'C') return true;
   if (u.abi !== 'thorin') return false;
   const sig = showType(sigType(fnSig(ck, u)));
-  return u.name.name === 'vectorize' && u.typeParams.length === 0 && sig === VECTORIZE_2018;
+  if (u.name.name === 'vectorize') return u.typeParams.length === 0 && sig === VECTORIZE_2018;
+  return (u.name.name === 'sizeof' || u.name.name === 'alignof') && u.typeParams.length === 1 && sig === 'fn() -> i64';
 }
 
 /**
@@ -143,8 +187,10 @@ function checkItem(ck: Checker, item: Item | FnDecl): void {
   switch (item.kind) {
     case 'fn':
       fnSig(ck, item);
-      if (item.body) checkFnBody(ck, item);
-      else if (!item.abi) ck.error(item.name.span, `fn '${item.name.name}' has no body`);
+      // A nested fn's body is checked where it is declared (control.ts).
+      if (item.body) {
+        if (!ck.nestedFns.has(item)) checkFnBody(ck, item);
+      } else if (!item.abi) ck.error(item.name.span, `fn '${item.name.name}' has no body`);
       if (item.linkName !== null) checkLinkName(ck, item, item.linkName);
       if (item.exported && item.typeParams.length) ck.error(item.name.span, `exported fn '${item.name.name}' cannot be generic`);
       else if (item.exported && item.body) checkExportedSignature(ck, item);

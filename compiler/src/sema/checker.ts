@@ -43,6 +43,19 @@ export class Checker {
   readonly checkedStatics = new Set<StaticDecl>();
   /** Unsuffixed or suffixed literals under a unary minus: their range allows one more. */
   readonly negated = new WeakSet<Expr>();
+  /**
+   * Fn items declared in a block: checked where they are declared, in the session of the
+   * body around them, so they see its locals and continuations (control.ts).
+   */
+  readonly nestedFns = new Set<FnDecl>();
+  /** Nested fns that use a local or a continuation of an enclosing body. */
+  readonly capturesDirectly = new Set<FnDecl>();
+  /** Per nested fn, the nested fns it names from outside its own body (it captures what they capture). */
+  readonly nestedUses = new Map<FnDecl, Set<FnDecl>>();
+  /** Per nested fn, the latest-declared local of a block it captures (it cannot be used before that). */
+  readonly capturedLet = new Map<FnDecl, { name: string; span: Span }>();
+  /** Uses of nested fns, checked against `capturedLet` once all bodies are checked. */
+  readonly nestedRefs: { decl: FnDecl; span: Span }[] = [];
 
   frame: Frame;
   jumpScopes: JumpScope[] = [];
@@ -88,14 +101,18 @@ export class Checker {
 
   /**
    * Checks that a value of type `found` (the value of `e`, when there is an
-   * expression) can be used at `expected`, allowing the implicit pointer coercions
-   * and `never`. Records a coercion for emit when the representation type changes.
+   * expression) can be used at `expected`, allowing the implicit pointer coercions,
+   * the auto-borrow of a value where an immutable pointer is expected (`[u8 * 12]` at
+   * `&[u8]`, `S` at `&S`) and `never`. Records a coercion for emit when the
+   * representation type changes (a borrow always does). `borrow` is false where the
+   * value leaves the function (its result, a jump's argument): a borrow there would
+   * point into a frame that is gone.
    */
-  coerce(e: Expr | null, span: Span, found: Type, expected: Type, context = ''): boolean {
+  coerce(e: Expr | null, span: Span, found: Type, expected: Type, context = '', borrow = true): boolean {
     const f = prune(found);
     const x = prune(expected);
     if (f.tag === 'never') return true;
-    if (x.tag === 'ptr' && (f.tag === 'ptr' || f.tag === 'owned' || isStrLit(e))) {
+    if (x.tag === 'ptr' && (f.tag === 'ptr' || f.tag === 'owned' || isStrLit(e) || (borrow && e !== null && borrowable(f)))) {
       const ok = this.coercePointer(f, x);
       if (ok === 'same') return true;
       if (ok === 'coerced') {
@@ -120,16 +137,27 @@ export class Checker {
       pointee = f.pointee;
       changed = true;
     } else {
-      // A string literal: its own address.
+      // A string literal or a borrowed value: its own address.
       if (x.mutable || x.addrSpace !== 0) return false;
       pointee = f;
       changed = true;
     }
-    const fp = prune(pointee);
-    const xp = prune(x.pointee);
+    const inner = this.coercePointee(pointee, x.pointee, !x.mutable);
+    return inner === 'same' && changed ? 'coerced' : inner;
+  }
+
+  /**
+   * Whether a pointee `f` may be seen as `x`: `[T * N]` as `[T]`, and behind an immutable
+   * pointer (`deep`) also pointers as their supertypes (`&&mut T` as `&&T`, `&~T` as
+   * `&&T`, `&&[T * N]` as `&&[T]`). Nothing is written through an immutable pointer, so
+   * this is sound; behind `&mut` the pointee must match exactly.
+   */
+  private coercePointee(f: Type, x: Type, deep: boolean): 'same' | 'coerced' | false {
+    const fp = prune(f);
+    const xp = prune(x);
     if (fp.tag === 'array' && xp.tag === 'indefarray') return this.u.unify(fp.elem, xp.elem) ? 'coerced' : false;
-    if (!this.u.unify(fp, xp)) return false;
-    return changed ? 'coerced' : 'same';
+    if (deep && xp.tag === 'ptr' && (fp.tag === 'ptr' || fp.tag === 'owned')) return this.coercePointer(fp, xp);
+    return this.u.unify(fp, xp) ? 'same' : false;
   }
 
   private recordCoercion(e: Expr, to: Type): void {
@@ -142,6 +170,26 @@ export class Checker {
     const f = prune(found);
     if (f.tag !== 'never' && f.tag !== 'error') {
       this.error(span, `mismatched types: expected '!' but found '${showType(found)}'`);
+    }
+  }
+
+  /**
+   * Records that the nested fns `via` (a lookup crossed their boundaries) capture the
+   * local `binding`, or use the nested fn `fn`.
+   */
+  crossed(via: readonly FnDecl[], what: { binding: LocalBinding } | { fn: FnDecl }): void {
+    for (const d of via) {
+      if ('fn' in what) {
+        if (!this.nestedFns.has(what.fn) || what.fn === d) continue;
+        let uses = this.nestedUses.get(d);
+        if (!uses) this.nestedUses.set(d, (uses = new Set()));
+        uses.add(what.fn);
+        continue;
+      }
+      this.capturesDirectly.add(d);
+      const b = what.binding;
+      const latest = this.capturedLet.get(d);
+      if ('kind' in b && b.kind === 'bind' && (!latest || before(latest.span, b.span))) this.capturedLet.set(d, { name: b.name.name, span: b.span });
     }
   }
 
@@ -175,6 +223,20 @@ export class Checker {
       this.jumpScopes = savedJumps;
     }
   }
+}
+
+/** Whether `a` starts before `b` in the same file. */
+export function before(a: Span, b: Span): boolean {
+  return a.file === b.file && (a.line < b.line || (a.line === b.line && a.col < b.col));
+}
+
+/**
+ * A value known not to be a pointer, so it can be borrowed: not an open type (a literal's
+ * is a number), not a type parameter (a pointer in some instance).
+ */
+function borrowable(t: Type): boolean {
+  if (t.tag === 'var') return t.lit !== null;
+  return t.tag !== 'param' && t.tag !== 'ptr' && t.tag !== 'owned' && t.tag !== 'error' && t.tag !== 'never';
 }
 
 function isStrLit(e: Expr | null): boolean {

@@ -1,7 +1,8 @@
 // Blocks, `let`, branches, loops, closures and the first-class continuations
 // `return`, `break`, `continue`.
-import type { Block, Expr, ExprOf, Filter, Param, Stmt } from '../syntax/ast.ts';
+import type { Block, Expr, ExprOf, Filter, FnDecl, Param, Stmt } from '../syntax/ast.ts';
 import type { Span } from '../syntax/diagnostics.ts';
+import { checkNestedFnBody } from './bodies.ts';
 import type { Checker } from './checker.ts';
 import { collectItems } from './collect.ts';
 import { checkArgs } from './calls.ts';
@@ -11,7 +12,7 @@ import { lowerType } from './lower.ts';
 import { checkExhaustive } from './exhaustive.ts';
 import { bindPattern } from './patterns.ts';
 import { Frame, Lets } from './scope.ts';
-import { contType, directForm, isUnit } from './type-ops.ts';
+import { contType, cpsForm, directForm, isUnit, lastParamReturn } from './type-ops.ts';
 import { boolT, prune, unit, type Type } from './types.ts';
 
 const errorT: Type = { tag: 'error' };
@@ -23,11 +24,19 @@ export function checkBlock(ck: Checker, b: Block, exp?: Type): Type {
     const items = b.stmts.flatMap((s) => (s.kind === 'item' ? [s.item] : []));
     if (items.length) {
       ck.frame = new Frame(ck.frame);
+      for (const i of items) if (i.kind === 'fn' && i.body) ck.nestedFns.add(i);
       collectItems(items, ck.frame, { sink: ck.sink, declared: (i, f) => ck.declared(i, f) });
     }
     const lets = new Lets(ck.frame);
     let diverges = false;
-    for (const s of b.stmts) if (checkStmt(ck, s, lets)) diverges = true;
+    let lastRun = b.stmts.length - 1;
+    while (lastRun >= 0 && b.stmts[lastRun]!.kind === 'item') lastRun--;
+    b.stmts.forEach((s, i) => {
+      if (!checkStmt(ck, s, lets)) return;
+      diverges = true;
+      // Code after an expression that never returns could never run: the original compiler rejects it.
+      if (s.kind === 'expr' && (i < lastRun || b.expr)) ck.error(s.expr.span, 'expression does not return; subsequent statements are unreachable');
+    });
     if (b.expr) return checkExpr(ck, b.expr, exp);
     return diverges ? neverT : unit;
   });
@@ -41,6 +50,7 @@ export function checkBlockExpr(ck: Checker, e: ExprOf<'block'>, exp: Type | unde
 function checkStmt(ck: Checker, s: Stmt, lets: Lets): boolean {
   switch (s.kind) {
     case 'item':
+      if (ck.nestedFns.has(s.item as FnDecl)) checkNestedFnBody(ck, s.item as FnDecl);
       return false;
     case 'expr':
       return prune(checkExpr(ck, s.expr)).tag === 'never';
@@ -51,7 +61,8 @@ function checkStmt(ck: Checker, s: Stmt, lets: Lets): boolean {
       if (s.init) {
         const it = declared ? checkCoerced(ck, s.init, declared) : checkExpr(ck, s.init);
         if (!declared) t = it;
-        diverges = prune(it).tag === 'never';
+        diverges = prune(s.init.type ?? it).tag === 'never';
+        if (diverges) ck.error(s.init.span, 'expression does not return: it has no value to bind');
       }
       // An indefinite array is only ever behind a pointer; as a variable it would need a size.
       const init = s.init;
@@ -82,7 +93,8 @@ export function unsizedByValue(t: Type): boolean {
  */
 export function coerceBlockValue(ck: Checker, b: Block, t: Type, exp: Type, body = false): void {
   if (b.expr) {
-    ck.coerce(b.expr, b.expr.span, t, exp);
+    // A fn's or closure's result leaves its frame: no auto-borrow (checker.ts, `coerce`).
+    ck.coerce(b.expr, b.expr.span, t, exp, '', !body);
     return;
   }
   const x = prune(exp);
@@ -117,12 +129,13 @@ function join(ck: Checker, branches: Branch[], exp: Type | undefined): Type {
   const coerceTo = (t: Type) => {
     for (const b of branches) ck.coerce(b.value, b.span, b.type, t);
   };
+  const live = branches.filter((b) => prune(b.type).tag !== 'never');
+  // No branch returns: neither does the whole, whatever type the context expects.
+  if (live.length === 0) return neverT;
   if (exp && prune(exp).tag !== 'var') {
     coerceTo(exp);
     return exp;
   }
-  const live = branches.filter((b) => prune(b.type).tag !== 'never');
-  if (live.length === 0) return neverT;
   let r = live[0]!.type;
   for (const b of live.slice(1)) {
     if (ck.u.unify(r, b.type)) continue;
@@ -137,11 +150,15 @@ function join(ck: Checker, branches: Branch[], exp: Type | undefined): Type {
   return r;
 }
 
+/** `&mut T` and `&T` meet at `&T`; `~T` and `&T` at `&T`, `~T` and `&mut T` at `&mut T`. */
 function pointerJoin(ck: Checker, a: Type, b: Type): Type | null {
   const x = prune(a);
   const y = prune(b);
-  if (x.tag !== 'ptr' || y.tag !== 'ptr' || x.addrSpace !== y.addrSpace || !ck.u.unify(x.pointee, y.pointee)) return null;
-  return { tag: 'ptr', pointee: x.pointee, mutable: false, addrSpace: x.addrSpace };
+  if ((x.tag !== 'ptr' && x.tag !== 'owned') || (y.tag !== 'ptr' && y.tag !== 'owned')) return null;
+  const space = (t: typeof x) => (t.tag === 'ptr' ? t.addrSpace : 0);
+  const mutable = (t: typeof x) => t.tag === 'owned' || t.mutable;
+  if (space(x) !== space(y) || !ck.u.unify(x.pointee, y.pointee)) return null;
+  return { tag: 'ptr', pointee: x.pointee, mutable: mutable(x) && mutable(y), addrSpace: space(x) };
 }
 
 /**
@@ -294,7 +311,8 @@ export function bindParam(ck: Checker, p: Param, t: Type, frame: Frame): Type {
     if (unsizedByValue(t)) ck.error(p.type?.span ?? p.span, `a parameter of type '${showType(prune(t))}' has no size known at compile time: take a pointer to it instead`);
   });
   ck.u.site((resolve) => ck.bindingTypes.set(p, resolve(t, p.span)));
-  if (p.name) {
+  // `_` names nothing: several parameters may be called so.
+  if (p.name && p.name.name !== '_') {
     if (frame.values.has(p.name.name)) ck.error(p.name.span, `duplicate definition of '${p.name.name}'`);
     else frame.values.set(p.name.name, { kind: 'local', binding: p, type: t, mutable: p.mutable });
   }
@@ -313,7 +331,7 @@ export function checkParamFilters(ck: Checker, fnFilter: Filter | null, params: 
 
 export function checkClosure(ck: Checker, e: ExprOf<'closure'>, exp: Type | undefined): Type {
   const x = exp && prune(exp);
-  const xf = x?.tag === 'fn' ? x : undefined;
+  const xf = x?.tag === 'fn' ? closureForm(x, e) : undefined;
   if (xf && xf.params.length !== e.params.length) {
     ck.error(e.span, `wrong number of closure parameters: expected ${xf.params.length} but found ${e.params.length}`);
   }
@@ -325,35 +343,51 @@ export function checkClosure(ck: Checker, e: ExprOf<'closure'>, exp: Type | unde
   else if (xf) ret = xf.ret;
   else ret = ck.u.fresh();
   const fnT: Type = { tag: 'fn', params, ret };
+  // A closure in continuation form returns through its last parameter.
+  if (ret === null) ret = lastParamReturn(fnT);
   ck.inFrame(frame, () =>
     ck.withJump({ kind: 'fn', target: { kind: 'closure', expr: e }, ret }, () => {
       checkParamFilters(ck, e.filter, e.params);
       const t = checkExpr(ck, e.body, ret ?? undefined);
       if (!ret) ck.expectDiverges(e.body.span, t);
       else if (e.body.kind === 'block') coerceBlockValue(ck, e.body.block, t, ret, true);
-      else ck.coerce(e.body, e.body.span, t, ret);
+      else ck.coerce(e.body, e.body.span, t, ret, '', false);
     }),
   );
   return fnT;
+}
+
+/**
+ * The expected fn type in the spelling the closure uses: `fn(A) -> R` and
+ * `fn(A, fn(R) -> !) -> !` are one type, so a closure may be written in either form.
+ */
+function closureForm(x: FnType, e: ExprOf<'closure'>): FnType {
+  if (x.ret !== null && e.params.length === x.params.length + 1 && !e.retType) return cpsForm(x);
+  if (x.ret === null && e.params.length + 1 === x.params.length && !e.diverges) return directForm(x, e.params.length) ?? x;
+  return x;
 }
 
 /** `return`, `break`, `continue`: the continuation of the innermost fn / loop. */
 export function checkJump(ck: Checker, e: ExprOf<'return' | 'break' | 'continue'>): Type {
   const local = ck.frame.lookupValue(e.kind);
   if (local && local.entry.kind === 'local' && !local.captured) {
+    ck.crossed(local.via, { binding: local.entry.binding });
     ck.jumps.set(e, { kind: 'local', binding: local.entry.binding });
     return local.entry.type;
   }
   let t: Type | null = null;
+  let neverReturns = false;
+  // Nested fns between the jump and its target capture the target.
+  const crossed: FnDecl[] = [];
   for (let i = ck.jumpScopes.length - 1; i >= 0 && !t; i--) {
     const s = ck.jumpScopes[i]!;
-    if (e.kind === 'return' && s.kind === 'fn') {
-      if (!s.ret) {
-        ck.error(e.span, "'return' in a function that never returns ('-> !')");
-        return errorT;
-      }
+    if (e.kind === 'return' && s.kind === 'fn' && s.ret) {
       ck.jumps.set(e, s.target);
       t = contType(s.ret);
+    } else if (s.kind === 'fn') {
+      // A `-> !` fn or closure has no return of its own: `return` is the enclosing one's.
+      if (e.kind === 'return') neverReturns = true;
+      if (s.target.kind === 'fn' && ck.nestedFns.has(s.target.decl)) crossed.push(s.target.decl);
     } else if (s.kind === 'loop' && e.kind !== 'return') {
       const k = e.kind === 'break' ? s.breakT : s.continueT;
       if (k) {
@@ -366,9 +400,11 @@ export function checkJump(ck: Checker, e: ExprOf<'return' | 'break' | 'continue'
     }
   }
   if (!t) {
-    ck.error(e.span, e.kind === 'return' ? "'return' outside of a function" : `'${e.kind}' outside of a loop`);
+    if (neverReturns) ck.error(e.span, "'return' in a function that never returns ('-> !')");
+    else ck.error(e.span, e.kind === 'return' ? "'return' outside of a function" : `'${e.kind}' outside of a loop`);
     return errorT;
   }
+  for (const d of crossed) ck.capturesDirectly.add(d);
   // A continuation for `()` takes no argument, also when `()` was only inferred.
   ck.u.site((resolve) => {
     const r = resolve(e.type!, e.span);

@@ -18,6 +18,10 @@ export function resolveValuePath(ck: Checker, path: Path): ValuePath | null {
   const segs = path.segments;
   const last = segs[segs.length - 1]!;
   if (segs.length === 1) {
+    if (last.name === '_') {
+      ck.error(path.span, "'_' is not a value: it only ignores a parameter or a part of a pattern");
+      return null;
+    }
     const found = ck.frame.lookupValue(last.name);
     if (!found) {
       const asType = ck.frame.lookupType(last.name);
@@ -32,10 +36,15 @@ export function resolveValuePath(ck: Checker, path: Path): ValuePath | null {
     switch (e.kind) {
       case 'local':
         if (last.typeArgs.length) ck.error(path.span, `local '${last.name}' takes no type arguments`);
+        ck.crossed(found.via, { binding: e.binding });
         return { res: { kind: 'local', binding: e.binding }, type: e.type };
       case 'static':
         return { res: { kind: 'static', decl: e.decl }, type: staticType(ck, e.decl) };
       case 'fn':
+        if (ck.nestedFns.has(e.decl)) {
+          ck.crossed(found.via, { fn: e.decl });
+          ck.nestedRefs.push({ decl: e.decl, span: path.span });
+        }
         return instantiateFn(ck, e.decl, last, path.span);
     }
   }

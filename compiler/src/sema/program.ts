@@ -75,4 +75,9 @@ export interface Program {
   jumps: ReadonlyMap<Expr, JumpTarget>;
   /** The fn type of the body closure of every `for`/`with`. */
   forBodies: ReadonlyMap<ExprOf<'for'>, Type>;
+  /**
+   * Fn items nested in a body that use its locals or continuations (directly or
+   * through another such fn): emitted inside that body, like closures. Never generic.
+   */
+  capturingFns: ReadonlySet<FnDecl>;
 }

@@ -18,7 +18,9 @@ export type TypeEntry =
 /**
  * `boundary` marks the outermost frame of an item (its type parameters and
  * parameters): locals and type parameters found beyond it belong to an enclosing
- * fn and cannot be used (items do not capture).
+ * fn and cannot be used (items do not capture). A fn item nested in a body is the
+ * exception for values: its boundary names it (`nested`), and a value lookup that
+ * crosses it sees the enclosing body's locals, as a closure does (lexical scoping).
  */
 export class Frame {
   readonly values = new Map<string, ValueEntry>();
@@ -27,26 +29,29 @@ export class Frame {
   constructor(
     readonly parent: Frame | null,
     readonly boundary = false,
+    readonly nested: FnDecl | null = null,
   ) {}
 
   lookupValue(name: string): Found<ValueEntry> | null {
-    return this.lookup((f) => f.valueHere(name), (e) => e.kind === 'local');
+    return this.lookup((f) => f.valueHere(name), (e) => e.kind === 'local', true);
   }
 
   lookupType(name: string): Found<TypeEntry> | null {
-    return this.lookup((f) => f.types.get(name), (e) => e.kind === 'typeparam');
+    return this.lookup((f) => f.types.get(name), (e) => e.kind === 'typeparam', false);
   }
 
   protected valueHere(name: string): ValueEntry | undefined {
     return this.values.get(name);
   }
 
-  private lookup<E>(get: (f: Frame) => E | undefined, isLocal: (e: E) => boolean): Found<E> | null {
+  private lookup<E>(get: (f: Frame) => E | undefined, isLocal: (e: E) => boolean, intoBodies: boolean): Found<E> | null {
     let crossed = false;
+    const via: FnDecl[] = [];
     for (let f: Frame | null = this; f; f = f.parent) {
       const e = get(f);
-      if (e) return { entry: e, captured: crossed && isLocal(e) };
-      if (f.boundary) crossed = true;
+      if (e) return { entry: e, captured: crossed && isLocal(e), via };
+      if (f.boundary && f.nested && intoBodies) via.push(f.nested);
+      else if (f.boundary) crossed = true;
     }
     return null;
   }
@@ -102,8 +107,13 @@ class LetFrame extends Frame {
   }
 }
 
-/** `captured`: the entry is a local of an enclosing item, not usable here. */
+/**
+ * `captured`: the entry is a local of an enclosing item, not usable here. `via`: the
+ * nested fns whose boundaries the lookup crossed, innermost first; a local found
+ * beyond them is one they capture.
+ */
 export interface Found<E> {
   entry: E;
   captured: boolean;
+  via: readonly FnDecl[];
 }

@@ -174,3 +174,13 @@ export function directForm(f: FnType, arity: number): FnType | null {
   const ret: Type = k.params.length === 1 ? k.params[0]! : { tag: 'tuple', elems: k.params };
   return { tag: 'fn', params: f.params.slice(0, arity), ret };
 }
+
+/**
+ * The value type a `-> !` fn or closure in continuation form (`fn(A, fn(R) -> !) -> !`)
+ * returns through its last parameter: its body value and `return` go there. Null for
+ * any other type.
+ */
+export function lastParamReturn(f: FnType): Type | null {
+  if (f.ret !== null || f.params.length === 0) return null;
+  return directForm(f, f.params.length - 1)?.ret ?? null;
+}
