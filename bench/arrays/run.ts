@@ -103,7 +103,7 @@ async function life(): Promise<void> {
     const runner = await compileLife(schedule);
     const random = xorshift(size);
     const board = new Uint8Array(size * size).map(() => (random() < 0.3 ? 1 : 0));
-    let out = board;
+    let out: Uint8Array = board;
     const times = timeRuns(runs, () => {}, () => (out = runner.step(board, size, size, steps)));
     const row: Row = { name: `life ${size}×${size} × ${steps}`, ours: `libs/arrays ${schedule}`, oursMs: median(times), refs: {} };
     await reference(row, (impl) => runReference('life', impl, { board, width: size, height: size, steps }, runs), (ref) => {
@@ -120,7 +120,7 @@ async function pde1(): Promise<void> {
     const u = new Float64Array(n ** 3).map(() => random());
     const f = new Float64Array(n ** 3).map(() => random() - 0.5);
     const iterations = 1;
-    let out = u;
+    let out: Float64Array = u;
     const times = timeRuns(runs, () => {}, () => (out = runner.run(u, f, n, iterations)));
     const row: Row = { name: `pde1-${n} × ${iterations}`, ours: 'libs/arrays opt', oursMs: median(times), refs: {} };
     await reference(row, (impl) => runReference('pde1', impl, { u, f, n, iterations }, runs), (ref) => {
