@@ -12,10 +12,11 @@ import { fileURLToPath } from 'node:url';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 // The toolchain, the OpenCL platform, and the references the tests compare against (Embree
 // for ray tracing, Parasail and SSW for alignment, built with g++; xz reads the bundled
-// scenes and sequences). The benchmarks install their other references themselves.
+// scenes and sequences; clang-19's OpenMP and NumPy for the array programs' C and NumPy
+// references). The benchmarks install their other references themselves.
 const PACKAGES = [
   'clang-19', 'llvm-19', 'lld-19', 'libtbb-dev', 'ocl-icd-libopencl1', 'pocl-opencl-icd',
-  'g++', 'xz-utils', 'libembree-dev', 'libparasail-dev', 'libssw-dev',
+  'g++', 'xz-utils', 'libembree-dev', 'libparasail-dev', 'libssw-dev', 'libomp-19-dev', 'python3-numpy',
 ];
 // The root manifests and every workspace's (a changed `bin` needs npm install too).
 const WORKSPACES = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')).workspaces ?? [];
@@ -75,6 +76,8 @@ function missingNativeParts() {
   for (const [header, name] of [['embree3/rtcore.h', 'Embree'], ['parasail.h', 'Parasail'], ['ssw.h', 'SSW']]) {
     if (!includeDirs.some((d) => existsSync(path.join(d, header)))) missing.push(name);
   }
+  if (!existsSync('/usr/lib/llvm-19/lib/libomp.so')) missing.push("clang-19's OpenMP");
+  if (!existsSync('/usr/lib/python3/dist-packages/numpy')) missing.push('NumPy');
   return missing;
 }
 
