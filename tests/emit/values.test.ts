@@ -1,7 +1,7 @@
 // Values, memory and the boundary to other code: literals, statics, pointers,
 // heap, SIMD, externs, compiler-known functions, PE annotations, instances.
 import { describe, expect, it } from 'vitest';
-import { Continuation, DefiniteArrayType, PrimType, PtrType, isLit } from '../../compiler/src/ir/index.ts';
+import { Continuation, DefiniteArrayType, FnType, PrimType, PtrType, isLit } from '../../compiler/src/ir/index.ts';
 import { continuations, emit, emitErrors, named, primops, run } from './helpers.ts';
 
 describe('literals and statics', () => {
@@ -42,6 +42,27 @@ describe('literals and statics', () => {
   it('a static whose initialiser is not constant is an error', () => {
     expect(emitErrors('fn f() -> i32 { 1 } static S: i32 = f(); fn main() -> i32 { S }')).toEqual([
       "the initialiser of static 'S' is not a compile-time constant",
+    ]);
+  });
+
+  it('a static struct of functions is its value: math.sqrtf(x) calls the fn directly, with no global', () => {
+    const src = `struct M { sqrtf: fn(f32) -> f32, twice: fn(i32) -> i32 }
+      fn half(x: f32) -> f32 { x * 0.5f }
+      static cpu = M { sqrtf: half, twice: |i: i32| i * 2 };
+      static math = cpu;
+      fn main() -> i32 { (math.sqrtf(8.0f) as i32) + math.twice(1) }`;
+    const r = emit(src);
+    expect(primops([r.main!], 'global')).toEqual([]);
+    expect(primops([r.main!], 'extract').filter((p) => p.type instanceof FnType)).toEqual([]);
+    const callees = continuations([r.main!]).map((c) => c.callee);
+    expect(callees).toContain(named([r.main!], 'half'));
+    expect(run(src).result).toBe(6n);
+  });
+
+  it('a static mut starts zeroed without initialiser, and cannot hold a function', () => {
+    expect(run('struct S { a: i32, b: [f64 * 2] } static mut s: S; static mut n: i64; fn main() -> i32 { s.a += 3; s.a + s.b(1) as i32 + n as i32 }').result).toBe(3n);
+    expect(emitErrors('fn f() -> () {} static mut g = f; fn main() -> i32 { g(); 0 }')).toEqual([
+      "static mut 'g' cannot hold a function: make it immutable",
     ]);
   });
 });

@@ -42,8 +42,13 @@ describe('the prelude', () => {
   });
 
   it('rejects a user extern declaration that disagrees with the prelude', () => {
-    const c = check('extern "thorin" { fn sizeof[T]() -> i64; }');
+    const c = check('extern "thorin" { fn sizeof[T]() -> u8; }');
     expect(c.errors).toEqual(["1:22: declaration of 'sizeof' does not match the prelude's 'fn[T]() -> i32'"]);
+  });
+
+  it("accepts the 2018 runtime's sizeof[T]() -> i64, whose calls are i64", () => {
+    const c = check('extern "thorin" { fn sizeof[T]() -> i64; } fn f() -> i64 { sizeof[f64]() * 2i64 }');
+    expect(c.errors).toEqual([]);
   });
 
   it('lets several user modules see each other', () => {

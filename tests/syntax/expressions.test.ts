@@ -118,6 +118,16 @@ describe('primary expressions', () => {
     expect(as(expr('@|| 0'), 'closure').filter?.kind).toBe('always');
   });
 
+  it("the 2018 closures: '||' before ')' does nothing, '|x||y, z| e' nests", () => {
+    const call = as(expr('benchmark(f, ||)'), 'call');
+    const empty = as(call.args[1]!, 'closure');
+    expect([empty.params, empty.body.kind === 'tuple' && empty.body.elems]).toEqual([[], []]);
+    const outer = as(expr('|x||y, z| x + y'), 'closure');
+    const inner = as(outer.body, 'closure');
+    expect([outer.params.map((p) => p.name?.name), inner.params.map((p) => p.name?.name), inner.body.kind]).toEqual([['x'], ['y', 'z'], 'binary']);
+    expect(paren('|a: i32||b||c| a')).toBe(paren('|a: i32| |b| |c| a'));
+  });
+
   it('partial-evaluation annotations', () => {
     expect(as(expr('@@f(a, b)'), 'run').call.kind).toBe('call');
     expect(as(expr('$a'), 'hlt').expr.kind).toBe('path');

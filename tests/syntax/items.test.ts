@@ -67,6 +67,12 @@ describe('other items', () => {
     expect(s.mutable).toBe(true);
     expect(s.type?.kind).toBe('array');
     expect(only('pub static N = 3;', 'static').type).toBeNull();
+    const zeroed = only('static mut buffer: [u8 * 64];', 'static');
+    expect([zeroed.type?.kind, zeroed.init]).toEqual(['array', null]);
+  });
+
+  it('stray semicolons between items', () => {
+    expect(parseOk('; fn f() -> () {}; ;; struct S { a: i32 }; mod m { ; static X = 1;; }').items.map((i) => i.kind)).toEqual(['fn', 'struct', 'mod']);
   });
 
   it('structs', () => {

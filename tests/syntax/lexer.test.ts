@@ -88,6 +88,8 @@ describe('lexer: float literals', () => {
     ['1.5', 1.5, null], ['1e-5', 1e-5, null], ['2.5e3', 2500, null], ['1E2', 100, null], ['1.25e+2', 125, null],
     ['2.f', 2, 'f'], ['2.', 2, null], ['1.25f', 1.25, 'f'], ['0.75f32', 0.75, 'f32'], ['0.1f64', 0.1, 'f64'],
     ['1.5h', 1.5, 'h'], ['0.5f16', 0.5, 'f16'], ['1e5f', 1e5, 'f'], ['1_000.5', 1000.5, null],
+    // The 2018 code's spellings: a leading point, `_` right after the exponent's `e`.
+    ['.5', 0.5, null], ['.25f', 0.25, 'f'], ['1.7e_4', 17000, null], ['2E+0_1', 20, null], ['3.4028234664e+38f', 3.4028234664e38, 'f'],
   ])('%s', (text, value, suffix) => {
     const t = one(text);
     expect(t.kind).toBe('float');
@@ -98,6 +100,14 @@ describe('lexer: float literals', () => {
 
   it('reports an integer suffix on a float', () => {
     expect(lexErrors('1.5i32')).toEqual(["1:4-6 invalid suffix 'i32' on float literal"]);
+  });
+
+  it('reads a point after an operand as a field access, not as a float', () => {
+    expect(kinds('s.5 f().5 [1].0 (x, .5)')).toEqual([
+      'ident s', 'punct .', 'int 5', 'ident f', 'punct (', 'punct )', 'punct .', 'int 5', 'punct [', 'int 1', 'punct ]',
+      'punct .', 'int 0', 'punct (', 'ident x', 'punct ,', 'float .5', 'punct )', 'eof ',
+    ]);
+    expect(kinds('1e_')).toEqual(['int 1e_', 'eof ']);
   });
 });
 

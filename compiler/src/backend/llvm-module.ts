@@ -133,7 +133,9 @@ export class ModuleContext {
     const init = g.op(0);
     if (!isConstant(init)) fail(fn, `the initialiser of global '${describe(g)}' is not a constant`);
     const kind = mutable ? 'global' : 'unnamed_addr constant';
-    this.globalLines.push(`${ref} = internal ${kind} ${llvmType(init.type)} ${this.constant(init, fn)}`);
+    // A global without initialiser (`static mut x: T;`) starts zeroed, as in C; the interpreter's `bottom` is zero too.
+    const value = init instanceof PrimOp && init.tag === 'bottom' ? 'zeroinitializer' : this.constant(init, fn);
+    this.globalLines.push(`${ref} = internal ${kind} ${llvmType(init.type)} ${value}`);
     return ref;
   }
 

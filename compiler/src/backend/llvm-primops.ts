@@ -1,7 +1,7 @@
 // Instruction selection for primops, one LLVM instruction (or a short fixed
 // sequence) per primop. Aggregates that LLVM cannot index dynamically, and
 // variants, go through a stack temporary.
-import { type Def, PrimOp, isLit } from '../ir/defs.ts';
+import { type AsmInfo, type Def, PrimOp, isLit } from '../ir/defs.ts';
 import { cpuLayout } from '../ir/layout.ts';
 import {
   DefiniteArrayType, FnType, IndefiniteArrayType, type IRType, PrimType, PtrType, PtrVectorType, StructType, TupleType,
@@ -30,7 +30,7 @@ export interface InstrContext {
   fail(what: string): never;
 }
 
-const effects = new Set(['load', 'store', 'alloc', 'enter', 'slot']);
+const effects = new Set(['load', 'store', 'alloc', 'enter', 'slot', 'asm']);
 
 export function emitPrimOp(cx: InstrContext, p: PrimOp): void {
   // Values without run-time content (mem, frame, unit) need no instruction; effects still run.
@@ -83,9 +83,39 @@ export function emitPrimOp(cx: InstrContext, p: PrimOp): void {
       return cx.bind(p, variantPayload(cx, p, a!));
     case 'run': case 'hlt':
       return cx.bind(p, cx.value(a!));
+    case 'asm':
+      return inlineAsm(cx, p);
     default:
       return cx.fail(`cannot emit '${describe(p)}' as an instruction`);
   }
+}
+
+/**
+ * Inline assembly as LLVM's `call … asm`: the template as written, the constraints of
+ * the outputs, then the inputs, then `~{clobber}`s. One without outputs is kept as a
+ * side effect (LLVM would drop it); `volatile` asks for that in any case.
+ */
+function inlineAsm(cx: InstrContext, p: PrimOp): void {
+  const info = p.payload as AsmInfo;
+  const constraints = [...info.outputs, ...info.inputs, ...info.clobbers.map((c) => `~{${c}}`)].join(',');
+  const flags = [
+    info.options.includes('volatile') || info.outputs.length === 0 ? ' sideeffect' : '',
+    info.options.includes('alignstack') ? ' alignstack' : '',
+    info.options.includes('intel') ? ' inteldialect' : '',
+  ].join('');
+  const args = p.ops.slice(1).map((o) => cx.typed(o)).join(', ');
+  const call = `asm${flags} ${llvmString(info.template)}, ${llvmString(constraints)}(${args})`;
+  if (info.outputs.length === 0) return cx.line(`call void ${call}`);
+  cx.bindEffect(p, cx.instr('asm', `call ${llvmType((p.type as TupleType).elems[1]!)} ${call}`));
+}
+
+/** A string in LLVM's syntax: printable ASCII as is; `"`, the backslash and every other byte as `\XX`. */
+function llvmString(s: string): string {
+  let out = '';
+  for (const b of new TextEncoder().encode(s)) {
+    out += b >= 0x20 && b < 0x7f && b !== 0x22 && b !== 0x5c ? String.fromCharCode(b) : `\\${b.toString(16).toUpperCase().padStart(2, '0')}`;
+  }
+  return `"${out}"`;
 }
 
 function scalarOf(cx: InstrContext, d: Def): PrimType {
@@ -372,7 +402,7 @@ function onlyShuffled(p: PrimOp): boolean {
   return true;
 }
 
-const effectsWithValue = new Set(['load', 'alloc', 'enter']);
+const effectsWithValue = new Set(['load', 'alloc', 'enter', 'asm']);
 
 function extract(cx: InstrContext, p: PrimOp, agg: Def, idx: Def): string {
   // The (mem, value) pair of an effect is not a real aggregate: component 1 is the effect's value.

@@ -6,7 +6,7 @@
 // arguments in the jumping block, so phi inputs need no special case). Between
 // the two we pick the block with the shallowest loop nesting, preferring the later
 // one on ties: loop-invariant code leaves loops, everything else sinks to where it
-// is needed. Effects (load, store, alloc, enter) are pinned to the block whose
+// is needed. Effects (load, store, alloc, enter, asm) are pinned to the block whose
 // mem they consume, and within a block mem order is kept: operands come first,
 // and reads of a mem value precede the writes that consume the same mem.
 import { Continuation, type Def, Param, PrimOp } from '../ir/defs.ts';
@@ -26,7 +26,7 @@ export interface Schedule {
   readonly blockOf: ReadonlyMap<PrimOp, Continuation>;
 }
 
-const pinned = new Set(['load', 'store', 'alloc', 'enter']);
+const pinned = new Set(['load', 'store', 'alloc', 'enter', 'asm']);
 /** Integer division traps on zero, so it must not run on paths that did not ask for it. */
 const mayTrap = new Set(['div', 'rem']);
 

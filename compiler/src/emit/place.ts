@@ -60,7 +60,7 @@ function localPlace(fx: FnEmitter, b: LocalBinding): Place {
 function staticPlace(fx: FnEmitter, decl: StaticDecl, type: Type): Place {
   const s = fx.em.staticRef(decl);
   if (!s) return { kind: 'value', def: fx.bottom(fx.ir(type)), addr: null };
-  if (s.mutable) return { kind: 'mem', ptr: s.global };
+  if (s.mutable && s.global) return { kind: 'mem', ptr: s.global };
   // An immutable static is its constant value, so that it folds; its global serves dynamic indexing.
   return { kind: 'value', def: s.init, addr: s.global };
 }

@@ -10,7 +10,7 @@
 // left-to-right evaluation (plan.ts). Effects happen once per activation of the
 // continuations they depend on: a load used by several blocks of a function reads
 // memory once, when the function's body evaluates it, not when a block uses it.
-import { Continuation, type Def, Param, PrimOp, type ArithOpTag, type CmpOpTag } from '../ir/defs.ts';
+import { Continuation, type Def, Param, PrimOp, type ArithOpTag, type AsmInfo, type CmpOpTag } from '../ir/defs.ts';
 import { cpuLayout } from '../ir/layout.ts';
 import { Nesting } from '../ir/nesting.ts';
 import type { World } from '../ir/world.ts';
@@ -369,6 +369,9 @@ class Machine implements IntrinsicContext {
         const root = t instanceof IndefiniteArrayType ? Array.from({ length: n }, () => defaultValue(t.elem)) : defaultValue(t);
         return [MEM, new Pointer(newBlock(t, `alloc ${p.label}`, root), [])];
       }
+      case 'asm':
+        // The reference semantics is machine independent; what an assembly template does is not.
+        throw new InterpError(`inline assembly cannot be interpreted ('${(p.payload as AsmInfo).template}'): run the program natively`);
       case 'global': {
         const g = p.payload as { mutable: boolean; name: string };
         return new Pointer(newBlock(ops[0]!.type, `global ${g.name || p.label}`, copyValue(x[0]!), g.mutable), []);

@@ -58,7 +58,7 @@ function locate(
   const block = live(ptr, what);
   if (block.type === null) typeBlock(types, block, ptr.path, accessed);
   const stored = typeAt(block.type!, ptr.path);
-  if (stored !== accessed) {
+  if (stored !== accessed && !bothPointers(stored, accessed)) {
     throw new InterpError(
       `unsupported in interpreter: ${what} of ${accessed} from ${block.what} whose cell there holds ${stored ?? 'nothing'}`,
     );
@@ -75,6 +75,14 @@ function locate(
     cur = cur[i]!;
   }
   return { block, parent, index };
+}
+
+/**
+ * A pointer is the same value whatever it points to, as natively: a cell holding a
+ * `&[i32 * 3]` may be read as a `&[i32]` (`&&[i32 * 3]` coerced to `&&[i32]` is a bitcast).
+ */
+function bothPointers(stored: IRType | null, accessed: IRType): boolean {
+  return stored instanceof PtrType && accessed instanceof PtrType && stored.addrSpace === accessed.addrSpace;
 }
 
 export function load(types: TypeTable, ptr: Pointer, type: IRType): Value {

@@ -33,7 +33,7 @@ export interface Step {
   readonly operands: readonly Operand[] | null;
 }
 
-const effects = new Set(['load', 'store', 'enter', 'slot', 'alloc', 'global']);
+const effects = new Set(['load', 'store', 'enter', 'slot', 'alloc', 'global', 'asm']);
 
 export interface Plan {
   readonly steps: readonly Step[];

@@ -123,7 +123,23 @@ export type PrimOpTag =
   /** `$e`: hide from the partial evaluator */
   | 'hlt'
   /** `?e`: true when e is known at compile time; resolved by the partial evaluator */
-  | 'known';
+  | 'known'
+  /**
+   * Inline assembly: ops [mem, inputs…] -> (mem, R), R being `()` without outputs, the
+   * output's type for one and a tuple of them for several; payload: `AsmInfo`.
+   */
+  | 'asm';
+
+/** What an `asm` primop runs, LLVM's template and constraints as written; `id` keeps each one apart. */
+export interface AsmInfo {
+  readonly id: number;
+  readonly template: string;
+  readonly outputs: readonly string[];
+  readonly inputs: readonly string[];
+  readonly clobbers: readonly string[];
+  /** `volatile`, `alignstack`, `intel`. */
+  readonly options: readonly string[];
+}
 
 export class PrimOp extends Def {
   /**

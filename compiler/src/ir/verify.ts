@@ -309,6 +309,11 @@ function primOpProblem(world: World, p: PrimOp): string | null {
       return expect(t, ot(0), p.tag);
     case 'known':
       return expect(t, world.prim('bool'), 'known');
+    case 'asm': {
+      if (!(ot(0) instanceof MemType)) return `asm takes mem first, got ${ot(0)}`;
+      const ok = t instanceof TupleType && t.elems.length === 2 && t.elems[0] instanceof MemType;
+      return ok ? null : `asm result has type ${t}, expected (mem, R)`;
+    }
   }
   return `unknown primop tag ${String(p.tag)}`;
 }

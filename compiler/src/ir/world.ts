@@ -2,7 +2,7 @@
 // (hash-consing) or a folded one (constants, algebraic identities), so every
 // later pass sees a normalised graph for free.
 import {
-  type ArithOpTag, type CmpOpTag, Continuation, type Def, type Intrinsic, type LitValue, Param, PrimOp,
+  type ArithOpTag, type AsmInfo, type CmpOpTag, Continuation, type Def, type Intrinsic, type LitValue, Param, PrimOp,
   type PrimOpTag, isLit, litValue,
 } from './defs.ts';
 import {
@@ -353,6 +353,11 @@ export class World {
   alloc(mem: Def, allocated: IRType, count: Def): Def {
     return this.make('alloc', this.types.tuple([this.mem, this.types.ptr(allocated)]), [mem, count]);
   }
+  /** Inline assembly reading `inputs` and giving `(mem, R)` (see the `asm` tag); never merged with another. */
+  asm(mem: Def, inputs: readonly Def[], outputs: readonly IRType[], info: Omit<AsmInfo, 'id'>): Def {
+    const result = outputs.length === 1 ? outputs[0]! : this.types.tuple(outputs);
+    return this.make('asm', this.types.tuple([this.mem, result]), [mem, ...inputs], { ...info, id: this.nextUnique++ });
+  }
   global(init: Def, mutable: boolean, name = ''): Def {
     return this.make('global', this.types.ptr(init.type), [init], { mutable, name, id: this.nextUnique++ });
   }
@@ -437,6 +442,8 @@ export class World {
         return this.make('alloc', p.type, [a!, b!]);
       case 'global':
         return this.make('global', this.types.ptr(a!.type), [a!], p.payload);
+      case 'asm':
+        return this.make('asm', p.type, ops, p.payload);
       case 'variant':
         return this.variant(p.type as VariantType, p.payload as number, a!);
       case 'variant_index':

@@ -7,9 +7,9 @@ import { checkBlockExpr, checkClosure, checkFor, checkIf, checkJump, checkMatch,
 import { showType } from './infer.ts';
 import { checkIntLiteral, checkFloatLiteral } from './literals.ts';
 import { checkSimdElem, lowerType, resolveTypePath, entryResolution, pathText } from './lower.ts';
-import { checkAssign, checkBinary, checkCast, checkUnary } from './ops.ts';
+import { checkAsm, checkAssign, checkBinary, checkCast, checkUnary } from './ops.ts';
 import { resolveValuePath, resolveArgsLater } from './paths.ts';
-import { structFieldTypes } from './items.ts';
+import { aliasType, structFieldTypes } from './items.ts';
 import { paramMap, substType } from './type-ops.ts';
 import { boolT, i32T, isInt, prune, unit, type Type } from './types.ts';
 import { checkCall } from './calls.ts';
@@ -21,9 +21,9 @@ export function checkExpr(ck: Checker, e: Expr, exp?: Type): Type {
 }
 
 /** Checks `e` and coerces it to `exp`. */
-export function checkCoerced(ck: Checker, e: Expr, exp: Type, context = ''): Type {
+export function checkCoerced(ck: Checker, e: Expr, exp: Type, context = '', borrow = true): Type {
   const t = checkExpr(ck, e, exp);
-  ck.coerce(e, e.span, t, exp, context);
+  ck.coerce(e, e.span, t, exp, context, borrow);
   return t;
 }
 
@@ -96,9 +96,7 @@ function infer(ck: Checker, e: Expr, exp: Type | undefined): Type {
       checkExpr(ck, e.expr);
       return boolT;
     case 'asm':
-      for (const o of e.outputs) checkExpr(ck, o.expr);
-      for (const i of e.inputs) checkExpr(ck, i.expr);
-      return unit;
+      return checkAsm(ck, e);
   }
 }
 
@@ -155,11 +153,19 @@ function checkStructLit(ck: Checker, e: ExprOf<'struct'>): Type {
   const r = resolveTypePath(ck, e.path);
   if (!r) return checkValues();
   const last = e.path.segments[e.path.segments.length - 1]!;
-  if ('prim' in r || r.entry.kind !== 'struct') {
+  const notStruct = () => {
     ck.error(e.path.span, `'${pathText(e.path)}' is not a struct`);
     return checkValues();
+  };
+  if ('prim' in r || (r.entry.kind !== 'struct' && r.entry.kind !== 'alias')) return notStruct();
+  let res = entryResolution(ck, r.entry, last, e.path.span);
+  // A literal through an alias of a struct (`type T = S; T { … }`) builds the struct.
+  if (res?.kind === 'alias') {
+    resolveArgsLater(ck, res, e.path.span);
+    const t = prune(substType(aliasType(ck, res.decl), paramMap(res.decl.typeParams, res.typeArgs)));
+    if (t.tag !== 'struct') return notStruct();
+    res = { kind: 'struct', decl: t.decl, typeArgs: t.args };
   }
-  const res = entryResolution(ck, r.entry, last, e.path.span);
   if (!res || res.kind !== 'struct') return checkValues();
   e.res = res;
   resolveArgsLater(ck, res, e.path.span);

@@ -15,7 +15,12 @@ export function suffixPrim(s: IntSuffix | FloatSuffix): PrimName {
   return suffixType[s];
 }
 
-const floatMax: Partial<Record<PrimName, number>> = { f16: 65504, f32: 3.4028234663852886e38 };
+/**
+ * The smallest magnitude that rounds to infinity in each narrow float type (the largest
+ * finite value plus half an ulp): a literal below it rounds to a finite value, so
+ * `3.4028234664e+38f` (a little above FLT_MAX, as the 2018 code spells it) is in range.
+ */
+const floatOverflow: Partial<Record<PrimName, number>> = { f16: 65520, f32: 2 ** 128 - 2 ** 103 };
 
 export function checkIntLiteral(ck: Checker, e: Expr, lit: Extract<Literal, { kind: 'int' }>): Type {
   const t: Type = lit.suffix ? { tag: 'prim', name: suffixType[lit.suffix] } : ck.u.fresh('int');
@@ -42,8 +47,8 @@ export function checkFloatLiteral(ck: Checker, e: Expr, lit: Extract<Literal, { 
   const t: Type = lit.suffix ? { tag: 'prim', name: suffixType[lit.suffix] } : ck.u.fresh('float');
   ck.u.finalCheck(() => {
     const p = prune(e.type!);
-    const max = p.tag === 'prim' ? floatMax[p.name] : undefined;
-    if (max !== undefined && Math.abs(lit.value) > max) ck.error(e.span, `literal out of range for type '${p.tag === 'prim' ? p.name : ''}'`);
+    const overflow = p.tag === 'prim' ? floatOverflow[p.name] : undefined;
+    if (overflow !== undefined && Math.abs(lit.value) >= overflow) ck.error(e.span, `literal out of range for type '${p.tag === 'prim' ? p.name : ''}'`);
   });
   return t;
 }

@@ -1,4 +1,4 @@
-// Operators, assignment and casts, and the place/mutability rules they share.
+// Operators, assignment, casts and inline assembly, and the place/mutability rules they share.
 import type { BinaryOp, Expr, ExprOf } from '../syntax/ast.ts';
 import type { Checker } from './checker.ts';
 import { checkCoerced, checkExpr } from './expr.ts';
@@ -37,7 +37,7 @@ function accepts(cls: OperandClass, t: Type): boolean {
     if (!p.lit) return true;
     return cls === 'numeric' || cls === 'eq' || cls === 'ord' || (p.lit === 'int' && (cls === 'int' || cls === 'intOrBool'));
   }
-  if (p.tag === 'ptr') return cls === 'eq';
+  if (p.tag === 'ptr' || p.tag === 'owned') return cls === 'eq';
   if (p.tag !== 'prim') return false;
   const n = p.name;
   switch (cls) {
@@ -252,6 +252,39 @@ function requireMutablePlace(ck: Checker, e: Expr, temporaryOk = false): void {
     if (!temporaryOk) ck.error(e.span, 'cannot assign to this expression');
   }
   else if (!info.mutable) ck.error(e.span, `cannot assign to immutable ${info.why}`);
+}
+
+/** The options `asm(… : options)` takes, as the original Impala: a side effect, stack alignment, Intel syntax. */
+const asmOptions: ReadonlySet<string> = new Set(['volatile', 'alignstack', 'intel']);
+
+/**
+ * `asm("template" : "=r"(out) : "r"(in) : "clobber" : "option")`: outputs are assigned
+ * (mutable places), inputs are values; both must fit a register (numbers, bools,
+ * pointers, simd vectors). Constraints and the template are LLVM's, passed through.
+ */
+export function checkAsm(ck: Checker, e: ExprOf<'asm'>): Type {
+  const operand = (o: { constraint: string; expr: Expr }, output: boolean) => {
+    const t = checkExpr(ck, o.expr);
+    if (output) requireMutablePlace(ck, o.expr);
+    const wrongConstraint = output ? !o.constraint.startsWith('=') : /^[=+~]/.test(o.constraint);
+    if (wrongConstraint) {
+      const rule = output ? "an output constraint must start with '='" : "an input constraint must not start with '=', '+' or '~'";
+      ck.error(o.expr.span, `${rule}: found "${o.constraint}"`);
+    }
+    ck.u.finalCheck(() => {
+      const p = prune(t);
+      const elem = p.tag === 'simd' ? prune(p.elem) : p;
+      if (elem.tag !== 'prim' && elem.tag !== 'ptr' && elem.tag !== 'owned' && elem.tag !== 'error') {
+        ck.error(o.expr.span, `an asm operand must be a number, a bool, a pointer or a simd vector, not '${showType(t)}'`);
+      }
+    });
+  };
+  for (const o of e.outputs) operand(o, true);
+  for (const i of e.inputs) operand(i, false);
+  for (const opt of e.options) {
+    if (!asmOptions.has(opt)) ck.error(e.span, `unknown asm option "${opt}": expected "volatile", "alignstack" or "intel"`);
+  }
+  return unit;
 }
 
 export function checkCast(ck: Checker, e: ExprOf<'cast'>): Type {

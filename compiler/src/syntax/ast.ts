@@ -117,7 +117,8 @@ export interface StaticDecl extends Node {
   name: Ident;
   mutable: boolean;
   type: TypeExpr | null;
-  init: Expr;
+  /** Null for `static mut x: T;`, which starts zeroed. */
+  init: Expr | null;
   isPub: boolean;
 }
 

@@ -76,6 +76,16 @@ export abstract class Cursor {
     return { id: freshNodeId(), span: this.spanFrom(start), ...fields } as unknown as N;
   }
 
+  /**
+   * Splits the current `||` into two `|` tokens: in `|x||y, z| e` it ends one closure's
+   * parameters and starts the next one's.
+   */
+  protected splitOrOr(): void {
+    const { span } = this.tok;
+    const bar = (col: number): Token => ({ kind: 'punct', text: '|', span: { ...span, col, endCol: col } });
+    this.tokens.splice(this.pos, 1, bar(span.col), bar(span.col + 1));
+  }
+
   protected advance(): Token {
     const t = this.tok;
     if (t.kind !== 'eof') this.pos++;

@@ -103,7 +103,7 @@ class Lexer {
       if (c === ' ' || c === '\t' || c === '\n' || c === '\r' || c === '\f' || c === '\v') this.i++;
       else if (c === '/' && t[start + 1] === '/') this.lineComment();
       else if (c === '/' && t[start + 1] === '*') this.blockComment();
-      else if (isDigit(c)) this.tokens.push(this.number());
+      else if (isDigit(c) || (c === '.' && isDigit(t[start + 1]) && !this.afterOperand())) this.tokens.push(this.number());
       else if (isIdentStart(c)) this.word();
       else if (c === "'") this.tokens.push(this.charLit());
       else if (c === '"') this.tokens.push(this.strLit());
@@ -120,6 +120,17 @@ class Lexer {
     this.reportJunk();
     this.tokens.push({ kind: 'eof', text: '', span: this.span(this.i, this.i) });
     return this.tokens;
+  }
+
+  /**
+   * Whether the last token can end an operand: then `.0` is a field (`pair.0`), otherwise
+   * a float literal (`.5`, as the 2018 code writes).
+   */
+  private afterOperand(): boolean {
+    const last = this.tokens[this.tokens.length - 1];
+    if (!last) return false;
+    return last.kind === 'ident' || last.kind === 'int' || last.kind === 'float' || last.kind === 'str' || last.kind === 'char' ||
+      (last.kind === 'punct' && (last.text === ')' || last.text === ']' || last.text === '}'));
   }
 
   /** Span of the source range [start, end); an empty range gets a one-column span. */
@@ -215,7 +226,8 @@ class Lexer {
     const accepts = radix === 16 ? isHexDigit : isDigit;
     while (accepts(t[this.i]) || t[this.i] === '_') this.i++;
     const digits = t.slice(digitsStart, this.i).replace(/_/g, '');
-    let validDigits = digits !== '';
+    // `.5`: a float literal may start at its decimal point, as in the 2018 code.
+    let validDigits = digits !== '' || t[start] === '.';
     if (!validDigits) this.error(start, this.i, `missing digits after integer base prefix '${t.slice(start, start + 2)}'`);
     for (let k = digitsStart; k < this.i; k++) {
       if (t[k] !== '_' && parseInt(t[k], 16) >= radix) {
@@ -246,7 +258,7 @@ class Lexer {
   }
 
   /**
-   * After decimal digits: `.5`, `.` followed by a float suffix (`2.f`), a bare `2.`, and
+   * After decimal digits (or none, for `.5`): `.5`, `.` followed by a float suffix (`2.f`), a bare `2.`, and
    * an exponent. `0..4` and `1.max` keep the integer and leave the dot to the parser.
    */
   private fractionAndExponent(): boolean {
@@ -270,11 +282,15 @@ class Lexer {
         isFloat = true;
       }
     }
-    if ((t[this.i] === 'e' || t[this.i] === 'E') &&
-        (isDigit(t[this.i + 1]) || ((t[this.i + 1] === '+' || t[this.i + 1] === '-') && isDigit(t[this.i + 2])))) {
-      this.i += 2;
-      while (isDigit(t[this.i]) || t[this.i] === '_') this.i++;
-      isFloat = true;
+    if (t[this.i] === 'e' || t[this.i] === 'E') {
+      // The exponent's digits may be separated by `_` from the start (`1.7e_4`, as the 2018 code writes).
+      const digitsStart = this.i + (t[this.i + 1] === '+' || t[this.i + 1] === '-' ? 2 : 1);
+      let end = digitsStart;
+      while (isDigit(t[end]) || t[end] === '_') end++;
+      if (/[0-9]/.test(t.slice(digitsStart, end))) {
+        this.i = end;
+        isFloat = true;
+      }
     }
     return isFloat;
   }

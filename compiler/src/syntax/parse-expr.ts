@@ -283,12 +283,22 @@ export abstract class ExprParser extends PatternParser {
 
   private closure(start: Span, filter: Filter | null): Expr {
     let params: Param[] = [];
+    const empty = this.tok;
     if (!this.eat('||')) {
       this.expect('|');
-      params = this.list('|', () => this.param('closure'));
+      params = this.list('|', () => {
+        const p = this.param('closure');
+        // `|x||y, z| e` is `|x| |y, z| e`.
+        if (this.is('||')) this.splitOrOr();
+        return p;
+      });
     }
     const { retType, diverges } = this.returnType();
-    return this.exprNode(start, { kind: 'closure', params, retType, diverges, filter, body: this.expr() });
+    // `f(a, ||)`: the 2018 code passes a closure doing nothing as a bare `||` before `)`.
+    const body = empty.text === '||' && retType === null && !diverges && this.is(')')
+      ? this.exprNode(empty.span, { kind: 'tuple', elems: [] })
+      : this.expr();
+    return this.exprNode(start, { kind: 'closure', params, retType, diverges, filter, body });
   }
 
   /** An optional `-> T` or `-> !` of a function or closure. */

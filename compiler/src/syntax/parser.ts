@@ -83,6 +83,8 @@ class Parser extends ExprParser {
     const items: T[] = [];
     while (!this.atEof && !(inBraces && this.is('}'))) {
       const at = this.pos;
+      // A stray `;` between items (after a fn body, as the 2018 code has them) is nothing.
+      if (this.eat(';')) continue;
       if (this.is('}')) {
         this.reportExpected('item');
         this.advance();
@@ -113,8 +115,12 @@ class Parser extends ExprParser {
         const mutable = this.eat('mut');
         const name = this.ident();
         const type = this.eat(':') ? this.type() : null;
-        this.expect('=');
-        const init = this.expr();
+        // `static mut x: T;` (typed, no initialiser) starts zeroed; sema requires `mut` for it.
+        let init: Expr | null = null;
+        if (!(type && this.is(';'))) {
+          this.expect('=');
+          init = this.expr();
+        }
         this.expect(';');
         return this.node<Item>(start, { kind: 'static', name, mutable, type, init, isPub });
       }

@@ -200,7 +200,7 @@ export function printItem(i: Item): string {
     case 'extern': return `extern ${printString(i.abi)} ${items(i.fns)}`;
     case 'static': {
       const type = i.type ? `: ${printType(i.type)}` : '';
-      return `${pub}static ${i.mutable ? 'mut ' : ''}${i.name.name}${type} = ${bare(i.init)};`;
+      return `${pub}static ${i.mutable ? 'mut ' : ''}${i.name.name}${type}${i.init ? ` = ${bare(i.init)}` : ''};`;
     }
     case 'struct': {
       const fields = i.fields.map((f) => `${f.isPub ? 'pub ' : ''}${f.name.name}: ${printType(f.type)}`);

@@ -140,6 +140,8 @@ export class BodyCfg {
         const e = m.op(0) as PrimOp;
         out.push(e);
         m = e.op(0);
+      } else if (m instanceof PrimOp && m.tag === 'extract' && (m.op(0) as PrimOp).tag === 'asm') {
+        unsupported('inline assembly (asm): it runs on one lane\'s registers');
       } else {
         throw new VectorizeError(`internal: the memory of ${b.label} does not come from its own memory param (${m.label})`);
       }
