@@ -7,7 +7,7 @@ export type Pipeline = (typeof PIPELINES)[number];
 
 export const SCHEDULES = ['seq', 'par', 'tile', 'vec', 'opt', 'slide'] as const;
 /** Schedules for GPUs (libs/image/gpu.impala): they run on the variant's `device`. */
-export const GPU_SCHEDULES = ['gpu'] as const;
+export const GPU_SCHEDULES = ['gpu', 'gpu_shared'] as const;
 export type Schedule = (typeof SCHEDULES)[number] | (typeof GPU_SCHEDULES)[number];
 
 export const BOUNDARIES = ['clamp', 'mirror', 'repeat', 'const'] as const;
@@ -56,6 +56,7 @@ export const SCHEDULE_DESCRIPTIONS: Record<Schedule, string> = {
   opt: 'as vec, with every stage fused into the tiles of the next (compute-at, per-tile temporaries)',
   slide: 'strips of 32 rows over all cores, vectorized like vec, every stage computed row by row just ahead of its reader (Halide\'s sliding window)',
   gpu: 'one work item per pixel in 32 × 4 blocks on a GPU (CUDA or OpenCL; ANYDSL_DEVICE picks), stages produced for the whole image first into device memory',
+  gpu_shared: 'as gpu in 32 × 8 blocks, with every stage fused into the blocks of the next through shared memory and a barrier (tile_gpu_at)',
 };
 
 /** Whether a schedule's kernels run on a GPU device. */
@@ -92,6 +93,8 @@ function scheduleImpala(v: Variant, lanes = 16): string {
       return `sliding(tiled(0, 32, par(0), combine_xy(vec(${lanes}), seq())))`;
     case 'gpu':
       return `gpu_stages(${gpuDevice(v) & 15}, ${gpuDevice(v) >> 4}, 32, 4)`;
+    case 'gpu_shared':
+      return `gpu_shared_stages(${gpuDevice(v) & 15}, ${gpuDevice(v) >> 4}, 32, 8)`;
   }
 }
 

@@ -1,14 +1,15 @@
 // The `gpu` schedule compiled for CUDA (NVVM kernels, PTX; every PTX is assembled with
 // ptxas at build time where ptxas is on the PATH, so its errors fail the compilation):
-// four pipelines covering one stage, staged temporaries in 16-bit and f32, and libdevice's
-// sine. Where an NVIDIA GPU is present they also run and must match the reference, as the
-// OpenCL ones do in gpu-opencl.test.ts.
+// one stage, staged temporaries in 16-bit and f32, libdevice's sine, and under `gpu_shared`
+// stages fused per block in shared memory (address space 3, bar.sync), one nested in another.
+// Where an NVIDIA GPU is present they also run and must match the reference, as the OpenCL
+// ones do in gpu-opencl.test.ts.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { compileKernels, type KernelSet } from '../../libs/image/host.ts';
-import { checkGpuKernel, deviceMissing, fourPipelines, GPU_SIZES, LARGE, runsLarge, variantLabel } from './gpu-cases.ts';
+import { checkGpuKernel, cudaPipelines, deviceMissing, GPU_SIZES, LARGE, runsLarge, variantLabel } from './gpu-cases.ts';
 
 /** CUDA device 0. */
-const VARIANTS = fourPipelines(1);
+const VARIANTS = cudaPipelines(1);
 const missing = await deviceMissing('cuda');
 
 describe('the gpu schedule for CUDA', () => {
