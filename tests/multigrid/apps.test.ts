@@ -23,6 +23,12 @@ describe('vcycle', () => {
     expect(r.out).toMatch(/V-cycle: median [0-9.]+ ms over 2 runs; finest level alone .*: median [0-9.]+ ms/);
   });
 
+  it('notes on stderr when the coarsest grid is too large for its sweeps to solve', async () => {
+    const r = await run(vcycle, ['--size', '1024', '--levels', '6', '--cycles', '1']);
+    expect(r.code).toBe(0);
+    expect(r.err).toBe('vcycle: note: the coarsest grid (32×32) gets only 2 sweeps, which leave its smooth error in place, so the residual falls slowly; 11 levels (the default) go down to 1×1\n');
+  });
+
   it.skipIf(missingC.length > 0)(`--compare c agrees with the hand-written C${skipNote(missingC)}`, async () => {
     const r = await run(vcycle, ['--size', '32', '--levels', '6', '--cycles', '2', '--compare', 'c']);
     expect(r.code).toBe(0);

@@ -2,6 +2,7 @@
 // with the V-cycle multigrid of libs/multigrid, printing the residual norm after every cycle;
 // --bench times the cycles and the finest level alone, --compare runs the hand-written C or
 // NumPy reference of bench/arrays on the same problem and compares solutions and speed.
+import os from 'node:os';
 import { Command, Option } from 'commander';
 import { IMPL_TITLES, IMPLS, type Impl, relativeDifference, runReference } from '../../../bench/arrays/references.ts';
 import { median } from '../../../libs/image/bench.ts';
@@ -77,11 +78,18 @@ export async function main(argv: string[]): Promise<number> {
     const levels = opts.levels ?? maxLevels(n);
     const problemText = sizeProblem(n, levels);
     if (problemText) throw new Error(problemText);
+    // sol, rhs and the exact solution, and the workspace: two more finest grids and four of each coarser level.
+    const bytes = 8 * n * n * (5 + 4 / 3);
+    if (bytes > os.totalmem() * 0.8) throw new Error(`a ${n}×${n} problem needs ${(bytes / 2 ** 30).toFixed(1)} GiB of memory, more than this machine has (${(os.totalmem() / 2 ** 30).toFixed(1)} GiB)`);
     const variant: MgVariant = { levels, schedule: opts.schedule, merge: opts.merge };
     const mg = await during(`compiling the V-cycle (${levels} levels, ${opts.schedule}${opts.merge ? ', merged' : ''})`, () => compileVariant(variant));
     const { f, exact } = problem(n);
     const u = new Float64Array(n * n);
     console.log(`${n}×${n} cells, ${levels} levels (coarsest ${n >> (levels - 1)}×${n >> (levels - 1)}), ${opts.smooth}+${opts.smooth} Jacobi sweeps, schedule ${opts.schedule}, residual and restriction ${opts.merge ? 'merged' : 'apart'}`);
+    const coarsest = n >> (levels - 1);
+    if (coarsest > 4) {
+      process.stderr.write(`vcycle: note: the coarsest grid (${coarsest}×${coarsest}) gets only ${opts.smooth} sweeps, which leave its smooth error in place, so the residual falls slowly; ${maxLevels(n)} levels (the default) go down to ${n >> (maxLevels(n) - 1)}×${n >> (maxLevels(n) - 1)}\n`);
+    }
     let norm = mg.residualNorm(u, f, n);
     const norms = [norm];
     console.log(`cycle  0: residual ${norm.toExponential(4)}`);
