@@ -75,6 +75,10 @@ int64_t anydsl_get_nano_time(void);
 /* Microseconds spent in device kernels so far (all devices; measured with profiling
  * events on OpenCL and CUDA events on CUDA, counted once the kernel is synchronised). */
 int64_t anydsl_get_kernel_time(void);
+/* Microseconds spent in copies to, from and between device buffers so far (all devices;
+ * each copy timed after the kernels queued before it have finished, so that their time
+ * stays theirs). For hosts reporting where a GPU pipeline's time goes. */
+int64_t anydsl_get_copy_time(void);
 
 void anydsl_parallel_for(int32_t num_threads, int32_t lower, int32_t upper, void* args,
                          void (*fn)(void* args, int32_t lower, int32_t upper));

@@ -99,21 +99,25 @@ export async function benchmark(label: string, pixels: number, runs: number, onc
 
 /**
  * Times a compiled kernel as `benchmark` does; a GPU kernel's line is followed by the
- * median time its kernels ran on the device per run (the runtime's profiling timers) and
- * the rest of the run: copying the image in and out, allocating, launching.
+ * medians per run of the time its kernels ran on the device (the runtime's profiling
+ * timers), of the copies of the image to the device and back (timed by the runtime), and
+ * of the rest of the run: allocating, launching, waiting.
  */
 export async function benchmarkKernel(label: string, pixels: number, runs: number, kernel: Kernel, once: () => void): Promise<Timing> {
   const gpu = kernel.gpu;
   if (!gpu) return benchmark(label, pixels, runs, once);
   const kernelMs: number[] = [];
+  const copyMs: number[] = [];
   const timing = await benchmark(label, pixels, runs, () => {
-    const before = gpu.kernelMicros();
+    const [kernelsBefore, copiesBefore] = [gpu.kernelMicros(), gpu.copyMicros()];
     once();
-    kernelMs.push((gpu.kernelMicros() - before) / 1000);
+    kernelMs.push((gpu.kernelMicros() - kernelsBefore) / 1000);
+    copyMs.push((gpu.copyMicros() - copiesBefore) / 1000);
   });
   // The first call is the warm-up, which `timing` leaves out too.
   const kernels = median(kernelMs.slice(1));
-  console.log(`${label}: kernels ${kernels.toFixed(2)} ms (median device time), copies in and out, allocation and launches ${Math.max(timing.medianMs - kernels, 0).toFixed(2)} ms`);
+  const copies = median(copyMs.slice(1));
+  console.log(`${label}: kernels ${kernels.toFixed(2)} ms (median device time), copies in and out ${copies.toFixed(2)} ms, allocation and launches ${Math.max(timing.medianMs - kernels - copies, 0).toFixed(2)} ms`);
   return timing;
 }
 

@@ -1,6 +1,6 @@
 // The device runtime as the image host sees it: which device the `gpu` schedule runs on
 // (the runtime's own choice, runtime/README.md: ANYDSL_DEVICE, auto when unset), the one
-// line saying what to install when there is none, and the kernel time of a library. Every
+// line saying what to install when there is none, and the kernel and copy time of a library. Every
 // compiled library links its own copy of the runtime, so these are asked of the library
 // whose kernels run (koffi loads the same library again, which shares its state), or
 // before anything is compiled, of a library holding nothing but the runtime.
@@ -17,6 +17,8 @@ export interface DeviceRuntime {
   name(device: number): string;
   /** Microseconds spent in kernels so far, by this library's runtime. */
   kernelMicros(): number;
+  /** Microseconds spent in copies to, from and between device buffers so far (kernels they waited for not included). */
+  copyMicros(): number;
 }
 
 const runtimes = new Map<string, DeviceRuntime>();
@@ -30,11 +32,13 @@ export function deviceRuntime(path: string): DeviceRuntime {
     const pick = lib.func('int32_t anydsl_device_pick(const char* request)');
     const name = lib.func('const char* anydsl_device_name(int32_t dev)');
     const kernelTime = lib.func('int64_t anydsl_get_kernel_time()');
+    const copyTime = lib.func('int64_t anydsl_get_copy_time()');
     rt = {
       unavailable: (request) => unavailable(request) as string | null,
       pick: (request) => pick(request) as number,
       name: (device) => name(device) as string,
       kernelMicros: () => Number(kernelTime()),
+      copyMicros: () => Number(copyTime()),
     };
     runtimes.set(path, rt);
   }

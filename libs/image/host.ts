@@ -27,8 +27,8 @@ function entryModule(variants: readonly Variant[]): SourceFile {
 export interface Kernel {
   /** Runs on `input` into `output` (allocated when omitted) and returns the output. */
   run(input: Image, options?: { outside?: number; output?: Image }): Image;
-  /** GPU variants: the device the kernels run on, and the microseconds they have run so far (copies not included). */
-  gpu?: { deviceName(): string; kernelMicros(): number };
+  /** GPU variants: the device the kernels run on, the microseconds they have run so far, and those of the copies to and from the device. */
+  gpu?: { deviceName(): string; kernelMicros(): number; copyMicros(): number };
 }
 
 export interface KernelSet {
@@ -59,7 +59,7 @@ export async function compileKernels(variants: readonly Variant[]): Promise<Kern
       const fn = library.fn(exportName(variant));
       const runtime = isGpuVariant(variant) ? deviceRuntime(library.path) : undefined;
       return {
-        gpu: runtime && { deviceName: () => runtime.name(gpuDevice(variant)), kernelMicros: runtime.kernelMicros },
+        gpu: runtime && { deviceName: () => runtime.name(gpuDevice(variant)), kernelMicros: runtime.kernelMicros, copyMicros: runtime.copyMicros },
         run(input, opts = {}) {
           checkInput(variant, input);
           const output = opts.output ?? outputFor(variant, input);

@@ -21,12 +21,13 @@ const missing = await deviceMissing('opencl');
 const VARIANTS = everyMode(OPENCL_0, ['box3', 'gauss5', 'sobel', 'unsharp']);
 
 describeOnOpenCL('the gpu schedule on OpenCL', VARIANTS, missing, (kernels) => {
-  it('reports the device and the time its kernels ran, which grows with each run', () => {
+  it('reports the device and the time its kernels and copies took, which grows with each run', () => {
     const kernel = kernels().kernel(VARIANTS[0]!);
     expect(kernel.gpu!.deviceName()).toMatch(/^OpenCL 0: /);
-    const before = kernel.gpu!.kernelMicros();
+    const [kernelsBefore, copiesBefore] = [kernel.gpu!.kernelMicros(), kernel.gpu!.copyMicros()];
     kernel.run(randomImage(VARIANTS[0]!.type, 300, 200, VARIANTS[0]!.channels, 5));
-    expect(kernel.gpu!.kernelMicros()).toBeGreaterThan(before);
+    expect(kernel.gpu!.kernelMicros()).toBeGreaterThan(kernelsBefore);
+    expect(kernel.gpu!.copyMicros()).toBeGreaterThan(copiesBefore);
   });
 });
 
