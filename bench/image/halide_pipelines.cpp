@@ -206,19 +206,29 @@ void app_harris(Stages &st, const Spec &s) {
     st.ix.compute_with(st.iy, x);
 }
 
-// libs/image's `opt`: 512 × 32 tiles (edge tiles cut short, as ours), rows of tiles in
-// parallel, the channels of a row of tiles one after another, 16 lanes (32 for 16-bit
-// arithmetic); the stage a stencil reads computed per tile on the tile grown by the stencil.
-// Harris from u8 computes its gray per tile too (ours' harris_staged).
+// libs/image's `opt`: 512 × 32 tiles, rows of tiles in parallel, the channels of a row of
+// tiles one after another, 16 lanes (32 in 16-bit arithmetic); the stage a stencil reads
+// computed per tile on the tile grown by the stencil. Harris from u8 inlines its gray into
+// the products, where ours' harris_staged computes it per tile too: so scheduled, Halide 14
+// ran 10–30× slower here. Edge tiles are cut short, as ours: x is split into vectors first (the last
+// one shifted inwards, Halide's way, so no vector is predicated, which Halide 14 does lane by
+// lane) and the vectors into tiles of 512 / lanes, the last tile guarded; an image narrower
+// than a vector is guarded lane by lane.
 void same_as_ours(Stages &st, const Spec &s) {
     const int v = st.compute.bits() == 16 ? 32 : 16;
-    st.out.bound(c, 0, out_channels(s))
-        .tile(x, y, xo, yo, xi, yi, TILE_W, TILE_H, TailStrategy::GuardWithIf)
-        .reorder(xi, yi, xo, c, yo)
-        .vectorize(xi, v)
-        .parallel(yo);
+    Var xv("xv");
+    auto tiles = [&](Stage f, TailStrategy vectors) {
+        f.split(x, xo, xv, v, vectors)
+            .split(xo, xo, xi, TILE_W / v, TailStrategy::GuardWithIf)
+            .split(y, yo, yi, TILE_H, TailStrategy::GuardWithIf)
+            .reorder(xv, xi, yi, xo, c, yo)
+            .vectorize(xv)
+            .parallel(yo);
+    };
+    st.out.bound(c, 0, out_channels(s));
+    tiles(st.out.specialize(st.out.output_buffer().width() >= v), TailStrategy::ShiftInwards);
+    tiles(st.out, TailStrategy::GuardWithIf);
     if (st.first.defined()) st.first.compute_at(st.out, xo).vectorize(x, v);
-    if (s.pipeline == "harris" && s.type == "u8") st.gray.compute_at(st.out, xo).vectorize(x, v);
 }
 
 using Algorithm = std::function<Stages(ImageParam, const Spec &)>;
@@ -252,15 +262,24 @@ void interleaved(P dims, int channels) {
     dims.dim(2).set_stride(1).set_bounds(0, channels);
 }
 
+// The host target, less Sapphire Rapids where the CPU lacks its AVX512-FP16: Halide 14 takes
+// AVX512-BF16 with AVX-VNNI for a Sapphire Rapids, which AMD's Zen 4 also has, and LLVM then
+// emits FP16 instructions (vmovw) that fault there.
+Target host_target() {
+    Target t = get_host_target();
+    if (t.has_feature(Target::AVX512_SapphireRapids) && !__builtin_cpu_supports("avx512fp16")) t = t.without_feature(Target::AVX512_SapphireRapids);
+    return t;
+}
+
 }  // namespace
 
 int main(int argc, char **argv) {
     if (argc == 2 && !strcmp(argv[1], "--target")) {
-        printf("%s\n", get_host_target().to_string().c_str());
+        printf("%s\n", host_target().to_string().c_str());
         return 0;
     }
     if (argc == 3 && !strcmp(argv[1], "--runtime")) {
-        compile_standalone_runtime(argv[2], get_host_target());
+        compile_standalone_runtime(argv[2], host_target());
         return 0;
     }
     if (argc != 11) {
@@ -268,7 +287,7 @@ int main(int argc, char **argv) {
         return 2;
     }
     const std::string dir = argv[1], name = argv[2];
-    Spec s{argv[3], argv[4], argv[6], atoi(argv[5]), atoi(argv[7]), atoi(argv[8]), get_host_target()};
+    Spec s{argv[3], argv[4], argv[6], atoi(argv[5]), atoi(argv[7]), atoi(argv[8]), host_target()};
     const int cores = atoi(argv[9]);
     const uint64_t llc = strtoull(argv[10], nullptr, 10);
     auto def = PIPELINES.find(s.pipeline);
