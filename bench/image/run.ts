@@ -1,6 +1,6 @@
 // The paper's Fig. 6 CPU column on this machine, against each reference at its best:
 // libs/image's pipelines (box3 on u8 and i32, gauss5, unsharp, sobel, harris, and Halide's app
-// pipelines bilateral grid and interpolate, the latter on the input with alpha holes) against
+// pipelines bilateral grid, interpolate (on the input with alpha holes) and local Laplacian) against
 // Halide 14 under the schedule of Halide's own app for the pipeline, under each of the three
 // autoschedulers Debian ships, and under the schedule ours runs, and against OpenCV 4.6
 // where it has the pipeline. Every case runs on every input: a synthetic gray square (4096²
@@ -69,6 +69,7 @@ const CASES: readonly Case[] = [
   { pipeline: 'harris', type: 'u8', label: 'Harris' },
   { pipeline: 'bilateral', type: 'u8', label: 'bilateral grid' },
   { pipeline: 'interpolate', type: 'u8', label: 'interpolate', prepare: withHoles },
+  { pipeline: 'local_laplacian', type: 'u8', label: 'local Laplacian' },
 ];
 
 const { values: cli } = parseArgs({

@@ -8,7 +8,7 @@ import { deviceRuntime } from './device.ts';
 import { type Image, type Pixels, makeImage } from './image.ts';
 import { checkVariant, entryFunction, exportName, gpuDevice, isFloatPipeline, isGpuVariant, type Variant } from './variants.ts';
 
-const LIBRARY_FILES = ['schedule.impala', 'boundary.impala', 'image.impala', 'pipelines.impala', 'effects.impala', 'gpu.impala'];
+const LIBRARY_FILES = ['schedule.impala', 'boundary.impala', 'image.impala', 'pipelines.impala', 'effects.impala', 'gpu.impala', 'multiscale.impala', 'bilateral.impala', 'interpolate.impala', 'local_laplacian.impala'];
 
 /** The library's Impala sources, with paths relative to the repository for diagnostics. */
 export function librarySources(): SourceFile[] {

@@ -2,7 +2,7 @@
 // Everything here is static: the host writes it into the entry module, and partial
 // evaluation turns the combination into one specialised kernel.
 
-export const PIPELINES = ['box3', 'gauss5', 'sobel', 'unsharp', 'harris', 'gradient', 'heat', 'wave'] as const;
+export const PIPELINES = ['box3', 'gauss5', 'sobel', 'unsharp', 'harris', 'gradient', 'heat', 'wave', 'bilateral', 'interpolate', 'local_laplacian'] as const;
 export type Pipeline = (typeof PIPELINES)[number];
 
 export const SCHEDULES = ['seq', 'par', 'tile', 'vec', 'opt', 'slide'] as const;
@@ -110,6 +110,16 @@ export function isFloatPipeline(p: Pipeline): boolean {
   return p === 'harris';
 }
 
+/**
+ * Halide's app pipelines that compute in f32 on values in [0, 1] (a u8 image read as v / 255)
+ * and keep the input's type and channels: the bilateral grid (libs/image/bilateral.impala),
+ * multi-scale interpolation (libs/image/interpolate.impala) and the local Laplacian filter
+ * (libs/image/local_laplacian.impala).
+ */
+export function isUnitPipeline(p: Pipeline): boolean {
+  return p === 'bilateral' || p === 'interpolate' || p === 'local_laplacian';
+}
+
 /** Throws a message for a user when the combination is not supported. */
 export function checkVariant(v: Variant): void {
   if (v.device !== undefined) {
@@ -119,7 +129,12 @@ export function checkVariant(v: Variant): void {
       throw new Error(`device ${v.device} is not a CUDA or OpenCL device (platform | (index << 4), platform 1 or 2)`);
     }
   }
-  if (isFloatPipeline(v.pipeline)) {
+  if (isUnitPipeline(v.pipeline)) {
+    if (v.type === 'i32') throw new Error(`${v.pipeline} computes in f32 on values from 0 to 1 and takes u8 or f32 images, not i32`);
+    if (v.pipeline === 'interpolate' && v.channels !== 2 && v.channels !== 4) {
+      throw new Error(`interpolate fills in the transparent parts of an image with alpha: it takes 2 (gray, alpha) or 4 (RGBA) channels, not ${v.channels}`);
+    }
+  } else if (isFloatPipeline(v.pipeline)) {
     if (v.type === 'i32') throw new Error(`${v.pipeline} takes u8 or f32 images, not i32`);
     if (v.type === 'f32' && v.channels !== 1) throw new Error(`${v.pipeline} on f32 takes a gray image (1 channel), not ${v.channels}`);
   } else if (v.type === 'f32') {
@@ -144,7 +159,7 @@ export function exportName(v: Variant): string {
 export function entryFunction(v: Variant): string {
   checkVariant(v);
   const outType = isFloatPipeline(v.pipeline) ? 'f32' : v.type;
-  const outsideType = isFloatPipeline(v.pipeline) ? 'f32' : 'i32';
+  const outsideType = isFloatPipeline(v.pipeline) || isUnitPipeline(v.pipeline) ? 'f32' : 'i32';
   const name = exportName(v);
   let body = entryBody(v);
   if (isGpuVariant(v)) {
@@ -170,6 +185,7 @@ function entryBody(v: Variant): string[] {
     const input = v.type === 'u8' ? `gray_u8(inp, w, h, ${v.channels})` : 'channel_f32(inp, w, h, 1, 0)';
     return [`${v.type === 'u8' ? 'harris_staged' : 'harris'}(${input}, channel_f32(out, w, h, 1, 0), ${schedule}, ${mode}, outside)`];
   }
+  if (isUnitPipeline(v.pipeline)) return unitEntryBody(v, schedule, mode);
   if (v.pipeline === 'gauss5' && v.type === 'u8') {
     return [
       `for c, s in channels_in_strips(${scheduleImpala(v, 32)}, h, ${v.channels}) {`,
@@ -188,4 +204,18 @@ function entryBody(v: Variant): string[] {
     `    ${pipeline}(${channel}(inp, w, h, ${v.channels}, c), ${channel}(out, w, h, ${v.channels}, c), ${stages}, ${mode}, outside)`,
     `}`,
   ];
+}
+
+/** The entry of a unit pipeline: each channel in [0, 1] through f32 accessors, the value outside on the same scale. */
+function unitEntryBody(v: Variant, schedule: string, mode: string): string[] {
+  const channel = (data: string, c: string) => (v.type === 'u8' ? `channel_u8_unit(${data}, w, h, ${v.channels}, ${c})` : `channel_f32(${data}, w, h, ${v.channels}, ${c})`);
+  const outside = v.type === 'u8' ? 'outside * (1.0f / 255.0f)' : 'outside';
+  if (v.pipeline === 'interpolate' || v.pipeline === 'local_laplacian') {
+    return [
+      `${v.pipeline}(|x, y, c| ${channel('inp', 'c')}.read(x, y), |x, y, c, value| ${channel('out', 'c')}.write(x, y, value),`,
+      `            w, h, ${v.channels}, ${schedule}, ${mode}, ${outside})`,
+    ];
+  }
+  // One copy of the pipeline serves every channel.
+  return [`for c in range(0, ${v.channels}) {`, `    bilateral_grid(${channel('inp', 'c')}, ${channel('out', 'c')}, ${schedule}, ${mode}, ${outside})`, `}`];
 }
