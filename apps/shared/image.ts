@@ -33,7 +33,8 @@ export const MAX_BENCH_RUNS = 10_000;
 /** The options both apps take: schedule, boundary, output, --bench, --compare; `pipelines` are the app's, for the help on references. */
 export function imageCommand(name: string, defaultSchedule: string, pipelines: readonly Pipeline[]): Command {
   const all = [...SCHEDULES, ...GPU_SCHEDULES];
-  const schedules = all.map((s) => `  ${s.padEnd(6)} ${SCHEDULE_DESCRIPTIONS[s]}`).join('\n');
+  const width = Math.max(...all.map((s) => s.length));
+  const schedules = all.map((s) => `  ${s.padEnd(width)} ${SCHEDULE_DESCRIPTIONS[s]}`).join('\n');
   const references = REFERENCES.map((r) => {
     const ours = REFERENCE_KERNELS.some((k) => k.reference === r && pipelines.includes(k.pipeline));
     return `  ${r.padEnd(7)}${REFERENCE_TITLES[r]}: ${ours ? supportedBy(r) : `nothing ${name} computes (it does ${supportedBy(r)})`}`;
