@@ -19,6 +19,7 @@ beforeAll(async () => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'image-apps-'));
   await writeImage({ path: file('rgb.png'), format: 'png' }, randomImage('u8', 37, 23, 3, 11));
   await writeImage({ path: file('gray.png'), format: 'png' }, randomImage('u8', 40, 30, 1, 12));
+  await writeImage({ path: file('rgba.png'), format: 'png' }, randomImage('u8', 29, 17, 4, 13));
   writeFileSync(file('text.png'), 'not an image\n');
   writeFileSync(file('empty.png'), '');
   await sharp(new Uint16Array(4 * 4 * 3).fill(40000), { raw: { width: 4, height: 4, channels: 3 } }).toColourspace('rgb16').png().toFile(file('deep.png'));
@@ -70,6 +71,12 @@ describe('--compare', () => {
     const r = await run(blur, ['--filter', 'gauss5', '--compare', 'opencv', file('rgb.png'), '-o', file('out-opencv-rgb.png')]);
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/^OpenCV 4\.6: \d+\.\d\d ms \(cv::GaussianBlur.*, 3 channels in one call\): outputs bit-exact: 0 of 2553 differ$/m);
+  });
+
+  it.skipIf(opencvColour.missing)('blur --filter sobel --compare opencv filters an RGBA image in one call (CV_8UC4), bit-exact', async () => {
+    const r = await run(blur, ['--filter', 'sobel', '--compare', 'opencv', file('rgba.png'), '-o', file('out-opencv-rgba.png')]);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/^OpenCV 4\.6: \d+\.\d\d ms \(two 16-bit cv::Sobel.*, 4 channels in one call\): outputs bit-exact: 0 of 1972 differ$/m);
   });
 
   it('a combination the reference cannot reproduce is one line naming what it can, exit 1', async () => {
