@@ -6,9 +6,9 @@ import type { Checker } from './checker.ts';
 import { autoDeref, checkCoerced, checkExpr, checkIndex } from './expr.ts';
 import { showType } from './infer.ts';
 import { bitcastProblem, contType, directForm, someType } from './type-ops.ts';
+import { i32T, prune, unit, type Type } from './types.ts';
 
 type FnType = Extract<Type, { tag: 'fn' }>;
-import { i32T, prune, unit, type Type } from './types.ts';
 
 const errorT: Type = { tag: 'error' };
 const neverT: Type = { tag: 'never' };
@@ -64,7 +64,8 @@ export function checkCall(ck: Checker, e: ExprOf<'call'>): Type {
  */
 function explicitReturn(ck: Checker, e: ExprOf<'call'>, t: FnType): Type {
   const last = e.args[e.args.length - 1]!;
-  const lastT = prune(checkExpr(ck, last));
+  // A closure there is written as the continuation (`|r| k(r)`): it takes the result.
+  const lastT = prune(checkExpr(ck, last, last.kind === 'closure' ? contType(t.ret!) : undefined));
   const rest = e.args.slice(0, -1);
   if (lastT.tag === 'fn' && lastT.ret === null) {
     checkArgs(ck, rest, t.params, e.span);
