@@ -1,7 +1,7 @@
 // The GPU schedules of libs/image/gpu.impala, run by the IR interpreter (which emulates the
 // launches on host memory) as emitted and after partial evaluation, against the TypeScript
-// reference: `tile_gpu` as the loop of the library's pipelines, and the fused `tile_gpu_at`
-// through the box3 written with it. After evaluation every kernel must be plain code: no
+// reference: `tile_gpu` as the loop of the library's pipelines, the fused `tile_gpu_at`
+// through the box3 written with it, and the `gpu_shared` schedule that fuses with it. After evaluation every kernel must be plain code: no
 // closure and no indirect call left for kernel extraction to deal with. gpu-opencl.test.ts
 // runs the host's GPU variants natively.
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -66,6 +66,17 @@ const MODULES: readonly (readonly Case[])[] = [
       name: 'harris_stages', pipeline: 'harris', type: 'u8', channels: 3, boundary: 'repeat',
       entry: `extern fn harris_stages(inp: &mut [u8], out: &mut [f32], w: i32, h: i32, outside: f32) -> () {
     harris(gray_u8(inp, w, h, 3), channel_f32(out, w, h, 1, 0), ${gpuStages('nvvm', 8, 8)}, repeat_mode(), outside)
+}`,
+    },
+  ],
+  // The gpu_shared schedule: stages fused per block through shared memory, in Harris on
+  // colour one nested in the other's blocks.
+  [
+    integerCase('gauss5_shared', 'gauss5', 'clamp', 'gauss5(i, o, gpu_shared_stages(1, 0, 8, 4), clamp_mode(), outside)'),
+    {
+      name: 'harris_shared', pipeline: 'harris', type: 'u8', channels: 3, boundary: 'mirror',
+      entry: `extern fn harris_shared(inp: &mut [u8], out: &mut [f32], w: i32, h: i32, outside: f32) -> () {
+    harris_staged(gray_u8(inp, w, h, 3), channel_f32(out, w, h, 1, 0), gpu_shared_stages(2, 0, 8, 4), mirror_mode(), outside)
 }`,
     },
   ],
