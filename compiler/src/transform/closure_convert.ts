@@ -32,7 +32,8 @@
 //   - `parallel` and `spawn` receive their body as a record. `vectorize`, `cuda`,
 //     `nvvm` and `opencl` keep their body as a continuation: the vectoriser and the
 //     kernel lifting take it from there. Imported C functions receive top-level
-//     continuations as plain function pointers; a closure cannot cross into C.
+//     continuations as plain function pointers (also inside a tuple or struct built
+//     at the call); a closure cannot cross into C.
 //
 // A continuation that escapes as a value but continues into the control flow of
 // an enclosing function (a `return` or `break` passed to a function that could
@@ -42,7 +43,7 @@ import { bodyRefs } from '../ir/closedness.ts';
 import { foldUp } from '../ir/order.ts';
 import { Scope } from '../ir/scope.ts';
 import {
-  DefiniteArrayType, FnType, IndefiniteArrayType, type IRType, PtrType, StructType, TupleType, VariantType,
+  DefiniteArrayType, FnType, IndefiniteArrayType, type IRType, PtrType, StructType, TupleType, typeOrder, VariantType,
 } from '../ir/types.ts';
 import type { World } from '../ir/world.ts';
 import type { DiagnosticSink } from '../syntax/diagnostics.ts';
@@ -79,6 +80,7 @@ export function closureConvert(world: World, sink: DiagnosticSink): boolean {
   let ok = true;
   for (const [c, info] of lifted) ok = checkLocal(c, info, kinds, sink) && ok;
   for (const c of r.continuations) if (c.hasBody && kinds.get(c) !== 'lifted') ok = checkReturnsStayLocal(c, kinds, sink) && ok;
+  for (const c of r.continuations) if (c.hasBody) ok = checkForeignArguments(c, kinds, sink) && ok;
   if (!ok) return false;
   new Converter(world, types, kinds, lifted).run(r.continuations);
   return true;
@@ -281,6 +283,33 @@ function checkReturnsStayLocal(c: Continuation, kinds: Map<Continuation, Kind>, 
     `cannot compile a non-local jump out of '${describe(owner)}': its return continuation escapes as a value`,
   );
   return false;
+}
+
+/**
+ * C receives functions as plain code pointers: a function passed to an imported C
+ * function (directly, or in a tuple or struct built at the call) must capture nothing.
+ */
+function checkForeignArguments(c: Continuation, kinds: Map<Continuation, Kind>, sink: DiagnosticSink): boolean {
+  const callee = c.callee;
+  if (!(callee instanceof Continuation) || !callee.isImported) return true;
+  const last = c.args.length - 1;
+  let ok = true;
+  const check = (a: Def): void => {
+    if (a.type instanceof FnType) {
+      if (a instanceof Continuation && (a.isImported || kinds.get(a) === 'closed')) return;
+      sink.error(a.span ?? c.span, `a closure that uses values of the code around it cannot be passed to the C function '${callee.name}': C takes a plain function pointer`);
+      ok = false;
+    } else if (a instanceof PrimOp && (a.tag === 'tuple' || a.tag === 'struct_agg')) {
+      a.ops.forEach(check);
+    } else if (typeOrder(a.type) > 0) {
+      sink.error(a.span ?? c.span, `a function inside a ${a.type} that is not built at the call cannot be passed to the C function '${callee.name}'`);
+      ok = false;
+    }
+  };
+  c.args.forEach((a, i) => {
+    if (i > 0 && !(returns(callee) && i === last)) check(a);
+  });
+  return ok;
 }
 
 /** The return param of a function (or of a closure that becomes one): a native return, not a value. */
@@ -559,7 +588,7 @@ class ConvertCloner extends Cloner {
         return [this.cv.code(callee), [mem!, env, ...rest]];
       }
       if (callee.isImported) {
-        return [callee, callArgs((a) => (a.type instanceof FnType ? this.foreignPointer(a, callee) : value(a)))];
+        return [callee, callArgs((a) => this.foreignArgument(a, callee, value))];
       }
       if (kind === 'kernel') return [this.clone(callee), callArgs(value)];
       const kept = keepsBody.has(callee.intrinsic);
@@ -591,6 +620,20 @@ class ConvertCloner extends Cloner {
   private kernelBody(d: Def): Def {
     if (d instanceof Continuation) return this.cv.kinds.get(d) === 'closed' ? this.cv.global(d) : this.clone(d);
     return this.rewrite(d);
+  }
+
+  /**
+   * An argument of a C function: a function is a plain function pointer, also inside a
+   * tuple or struct built at the call (the 2018 runtime's task closure `(fn(u64) -> (), u64)`,
+   * passed by value as C's `struct { void (*)(uint64_t); uint64_t; }`).
+   */
+  private foreignArgument(a: Def, callee: Continuation, value: (a: Def) => Def): Def {
+    if (a.type instanceof FnType) return this.foreignPointer(a, callee);
+    if (a instanceof PrimOp && (a.tag === 'tuple' || a.tag === 'struct_agg') && a.ops.some((o) => typeOrder(o.type) > 0)) {
+      const ops = a.ops.map((o) => this.foreignArgument(o, callee, value));
+      return a.tag === 'tuple' ? this.world.tuple(ops) : this.world.structAgg(a.type as StructType, ops);
+    }
+    return value(a);
   }
 
   private foreignPointer(d: Def, callee: Continuation): Def {
