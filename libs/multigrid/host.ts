@@ -67,7 +67,8 @@ function entryFunctions(v: MgVariant): string {
   ].join('\n');
 }
 
-function sources(variants: readonly MgVariant[]): SourceFile[] {
+/** The library with the image library and the entry module of `variants`. */
+export function multigridSources(variants: readonly MgVariant[]): SourceFile[] {
   // The image library gives the loop schedules, the boundary regions and scratch memory.
   return [
     ...imageSources(),
@@ -109,7 +110,7 @@ export function maxLevels(n: number): number {
 export async function compileMultigrid(variants: readonly MgVariant[]): Promise<Map<string, Multigrid>> {
   variants.forEach(checkVariant);
   const unique = [...new Map(variants.map((v) => [variantName(v), v])).values()];
-  const library = await compile({ sources: sources(unique), options: { optLevel: 3 } });
+  const library = await compile({ sources: multigridSources(unique), options: { optLevel: 3 } });
   const result = new Map<string, Multigrid>();
   for (const v of unique) {
     const name = variantName(v);
