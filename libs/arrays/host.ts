@@ -16,7 +16,7 @@ export const ARRAY_SCHEDULE_DESCRIPTIONS: Record<ArraySchedule, string> = {
   seq: 'one thread, plain loops',
   par: 'the outermost axis over all cores (TBB), inner axes sequential',
   vec: 'one thread, the innermost axis in SIMD lanes (512-bit vectorize)',
-  opt: 'the outermost axis over all cores and the innermost in SIMD lanes',
+  opt: 'the outermost axis over all cores (from 2^15 elements on) and the innermost in SIMD lanes',
 };
 
 /**
@@ -42,7 +42,7 @@ export function scheduleImpala(schedule: ArraySchedule, bits: 32 | 64): string {
     case 'vec':
       return `sac::vec_sched(${lanes})`;
     case 'opt':
-      return `sac::par_vec_sched(${lanes})`;
+      return `sac::opt_sched(${lanes})`;
   }
 }
 

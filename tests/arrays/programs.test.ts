@@ -29,11 +29,12 @@ describe.each(SCHEDULES)('Game of Life, schedule %s', (schedule) => {
     const across = { ...glider, cells: life.step(glider.cells, 8, 6, 4 * 24) };
     expect(across.cells).toEqual(glider.cells);
 
-    // Odd sizes (not a multiple of the vector width) and a 1-cell-wide torus.
-    for (const [w, h, steps] of [[37, 23, 9], [1, 7, 3], [17, 1, 2]] as const) {
+    // Odd sizes (not a multiple of the vector width), a 1-cell-wide torus, and a board
+    // large enough for opt's threads.
+    for (const [w, h, steps] of [[37, 23, 9], [1, 7, 3], [17, 1, 2], [201, 190, 3]] as const) {
       const next = random(w * 1000 + h);
       const cells = Uint8Array.from({ length: w * h }, () => (next() < 0.4 ? 1 : 0));
-      let expected = cells;
+      let expected: Uint8Array = cells;
       for (let s = 0; s < steps; s++) expected = ref.lifeStep(expected, w, h);
       expect(life.step(cells, w, h, steps), `${w}×${h}, ${steps} steps`).toEqual(expected);
     }
