@@ -115,7 +115,7 @@ async function life(): Promise<void> {
 
 async function pde1(): Promise<void> {
   const runner = await compilePde1('opt');
-  for (const n of [64, 256 / scale]) {
+  for (const n of new Set([64, 256 / scale])) {
     const random = xorshift(n);
     const u = new Float64Array(n ** 3).map(() => random());
     const f = new Float64Array(n ** 3).map(() => random() - 0.5);
