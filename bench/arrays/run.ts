@@ -171,7 +171,7 @@ const cell = (row: Row, impl: Impl): string => {
   const r = row.refs[impl];
   if (!r) return '–';
   if ('skipped' in r) return `skipped: ${r.skipped}`;
-  return `${r.ms.toFixed(2)} ms (${(r.ms / row.oursMs).toFixed(2)}×)${r.agree ? '' : ' DIFFERS'}`;
+  return `${r.ms.toFixed(2)} ms (${(r.ms / row.oursMs).toPrecision(3)}×)${r.agree ? '' : ' DIFFERS'}`;
 };
 const header = ['benchmark', 'ours', 'ms (median)', 'C', 'NumPy', 'StagedSAC paper'];
 const body = rows.map((r) => [r.name, r.ours, r.oursMs.toFixed(2), cell(r, 'c'), cell(r, 'numpy'), STAGED_SAC[r.name] ?? '']);
