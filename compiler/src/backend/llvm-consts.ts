@@ -1,4 +1,4 @@
-// Literal values in LLVM syntax. Floats are written as the hexadecimal bit pattern
+// Literal values and strings in LLVM syntax. Floats are written as the hexadecimal bit pattern
 // of a double (`0x…`; LLVM's form for float and double) or of a half (`0xH…`) so
 // that every value, NaNs and infinities included, round-trips exactly.
 import type { LitValue } from '../ir/defs.ts';
@@ -23,6 +23,13 @@ function doubleHex(n: number): string {
 }
 
 /** IEEE binary16 bits of `n`, rounded to nearest even. */
+/** Bytes in the syntax of an LLVM string (without the quotes): printable ASCII as is; `"`, the backslash and every other byte as `\XX`. */
+export function escapeBytes(bytes: Iterable<number>): string {
+  let s = '';
+  for (const b of bytes) s += b >= 0x20 && b < 0x7f && b !== 0x22 && b !== 0x5c ? String.fromCharCode(b) : `\\${b.toString(16).toUpperCase().padStart(2, '0')}`;
+  return s;
+}
+
 export function halfBits(n: number): number {
   const view = new DataView(new ArrayBuffer(8));
   view.setFloat64(0, n);

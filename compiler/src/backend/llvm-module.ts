@@ -4,7 +4,7 @@ import { Continuation, type Def, PrimOp } from '../ir/defs.ts';
 import { cpuLayout } from '../ir/layout.ts';
 import { type DefiniteArrayType, type FnType, type IRType, PrimType, type VariantType } from '../ir/types.ts';
 import { describe, fail } from './errors.ts';
-import { formatLit } from './llvm-consts.ts';
+import { escapeBytes, formatLit } from './llvm-consts.ts';
 import { extAttr, llvmType, returnValueType, valueParamTypes, variantPayloadType } from './llvm-types.ts';
 import { NameTable, symbol } from './names.ts';
 import type { Program } from './program.ts';
@@ -207,13 +207,12 @@ const zeroConstants: ReadonlySet<string> = new Set(['0', 'false', 'null', 'zeroi
 function byteString(p: PrimOp): string | null {
   const elem = (p.type as DefiniteArrayType).elem;
   if (!(elem instanceof PrimType) || elem.length !== 1 || elem.bits !== 8) return null;
-  let s = '';
+  const bytes: number[] = [];
   for (const o of p.ops) {
     if (!(o instanceof PrimOp) || o.tag !== 'lit') return null;
-    const b = Number(BigInt.asUintN(8, o.payload as bigint));
-    s += b >= 0x20 && b < 0x7f && b !== 0x22 && b !== 0x5c ? String.fromCharCode(b) : `\\${b.toString(16).toUpperCase().padStart(2, '0')}`;
+    bytes.push(Number(BigInt.asUintN(8, o.payload as bigint)));
   }
-  return `c"${s}"`;
+  return `c"${escapeBytes(bytes)}"`;
 }
 
 /**

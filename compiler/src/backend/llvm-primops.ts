@@ -8,6 +8,7 @@ import {
   type VariantType,
 } from '../ir/types.ts';
 import { describe } from './errors.ts';
+import { escapeBytes } from './llvm-consts.ts';
 import type { ModuleContext } from './llvm-module.ts';
 import { isErased, llvmType } from './llvm-types.ts';
 import { isConstant } from './schedule.ts';
@@ -104,19 +105,12 @@ function inlineAsm(cx: InstrContext, p: PrimOp): void {
     info.options.includes('intel') ? ' inteldialect' : '',
   ].join('');
   const args = p.ops.slice(1).map((o) => cx.typed(o)).join(', ');
-  const call = `asm${flags} ${llvmString(info.template)}, ${llvmString(constraints)}(${args})`;
+  const call = `asm${flags} "${escapeBytes(utf8.encode(info.template))}", "${escapeBytes(utf8.encode(constraints))}"(${args})`;
   if (info.outputs.length === 0) return cx.line(`call void ${call}`);
   cx.bindEffect(p, cx.instr('asm', `call ${llvmType((p.type as TupleType).elems[1]!)} ${call}`));
 }
 
-/** A string in LLVM's syntax: printable ASCII as is; `"`, the backslash and every other byte as `\XX`. */
-function llvmString(s: string): string {
-  let out = '';
-  for (const b of new TextEncoder().encode(s)) {
-    out += b >= 0x20 && b < 0x7f && b !== 0x22 && b !== 0x5c ? String.fromCharCode(b) : `\\${b.toString(16).toUpperCase().padStart(2, '0')}`;
-  }
-  return `"${out}"`;
-}
+const utf8 = new TextEncoder();
 
 function scalarOf(cx: InstrContext, d: Def): PrimType {
   if (!(d.type instanceof PrimType)) cx.fail(`'${describe(d)}' is not a number`);
