@@ -72,6 +72,23 @@ extern fn escape_w${w}(n: i32, x: &[i32], out: &mut [i32]) -> () {
         out(i) = v * 1000 + acc.sum * 10 + acc.count;
     });
 }
+// Per-lane copies of an array of structs: an element's address escapes, goes through memory
+// and is compared with another address.
+extern fn pointers_w${w}(n: i32, x: &[i32], out: &mut [i32]) -> () {
+    vectorize(${w}, 0, 0, n, |i| {
+        let mut qs: [Acc * 3];
+        for k in range(0, 3) { qs(k) = Acc { sum: 0, count: 0 }; }
+        let j = x(i) % 3;
+        qs(j).sum = i;
+        add_to(&mut qs((j + 1) % 3), x(i));
+        let mut cell = [&mut qs(0)];
+        let c = &mut cell;
+        let p = c(0);
+        p.count += 5;
+        let same = if &mut qs(j) as &mut Acc == p { 1 } else { 0 };
+        out(i) = qs(0).sum + qs(1).sum * 100 + qs(2).sum * 10000 + (qs(0).count + qs(1).count * 10 + qs(2).count * 100) * 1000000 + same * 1000000000;
+    });
+}
 // An array value updated and read at per-lane indices.
 extern fn update_w${w}(n: i32, x: &[i32], out: &mut [i32]) -> () {
     vectorize(${w}, 0, 0, n, |i| {
@@ -100,7 +117,7 @@ describe('2018 vectorize code', () => {
     lib = await buildNative(source);
   }, 240_000);
 
-  for (const kernel of ['search', 'histogram', 'escape', 'update']) {
+  for (const kernel of ['search', 'histogram', 'escape', 'pointers', 'update']) {
     it(`${kernel}: the same results as one lane at a time`, () => {
       const rnd = random(13);
       for (const w of widths) {

@@ -6,7 +6,7 @@
 // (zero, or -1 under the most negative dividend) is replaced by 1: in an active
 // lane that division was undefined anyway.
 import { type Def, PrimOp } from '../ir/defs.ts';
-import { type DefiniteArrayType, PrimType, PtrType } from '../ir/types.ts';
+import { type DefiniteArrayType, PrimType, PtrType, PtrVectorType } from '../ir/types.ts';
 import { unsupported } from './error.ts';
 import type { Simd } from './simd.ts';
 
@@ -19,8 +19,13 @@ export function widen(simd: Simd, p: PrimOp, ops: readonly Def[]): Def {
       return w.arith(p.tag, simd.splat(a!), simd.splat(b!));
     case 'div': case 'rem':
       return w.arith(p.tag, simd.splat(a!), safeDivisor(simd, simd.splat(a!), simd.splat(b!)));
-    case 'eq': case 'ne': case 'lt': case 'le': case 'gt': case 'ge':
-      return w.cmp(p.tag, simd.splat(a!), simd.splat(b!));
+    case 'eq': case 'ne': case 'lt': case 'le': case 'gt': case 'ge': {
+      const [x, y] = [simd.splat(a!), simd.splat(b!)];
+      if (!(x.type instanceof PtrVectorType)) return w.cmp(p.tag, x, y);
+      // Addresses (of a local's per-lane copies, say) are compared lane by lane, as scalars.
+      const lane = x.type.lane;
+      return simd.fromLanes(Array.from({ length: simd.width }, (_, l) => w.cmp(p.tag, simd.lane(x, l, lane), simd.lane(y, l, lane))), p.type);
+    }
     case 'cast':
       if (!(p.type instanceof PrimType)) return unsupported(`a conversion of a varying value to ${p.type}`);
       return w.cast(simd.vectorType(p.type), a!);
