@@ -283,8 +283,9 @@ export abstract class ExprParser extends PatternParser {
 
   private closure(start: Span, filter: Filter | null): Expr {
     let params: Param[] = [];
-    const empty = this.tok;
-    if (!this.eat('||')) {
+    const bars = this.tok;
+    const noParams = this.eat('||');
+    if (!noParams) {
       this.expect('|');
       params = this.list('|', () => {
         const p = this.param('closure');
@@ -295,8 +296,8 @@ export abstract class ExprParser extends PatternParser {
     }
     const { retType, diverges } = this.returnType();
     // `f(a, ||)`: the 2018 code passes a closure doing nothing as a bare `||` before `)`.
-    const body = empty.text === '||' && retType === null && !diverges && this.is(')')
-      ? this.exprNode(empty.span, { kind: 'tuple', elems: [] })
+    const body = noParams && retType === null && !diverges && this.is(')')
+      ? this.exprNode(bars.span, { kind: 'tuple', elems: [] })
       : this.expr();
     return this.exprNode(start, { kind: 'closure', params, retType, diverges, filter, body });
   }
