@@ -94,9 +94,9 @@ function halideKernels(pipeline: Pipeline, types: readonly ElementType[]): Refer
 export const REFERENCE_KERNELS: readonly ReferenceKernel[] = [
   ...(['box3', 'gauss5', 'unsharp', 'sobel'] as const).flatMap((p) => halideKernels(p, ['u8', 'i32'])),
   ...halideKernels('harris', ['u8', 'f32']),
-  { reference: 'opencv', kernel: 'gauss5', pipeline: 'gauss5', type: 'u8', schedule: 'cv::GaussianBlur 5×5, σ = 0 (separable, fixed point, SIMD, parallel_for_), on all channels in one call' },
-  { reference: 'opencv', kernel: 'unsharp', pipeline: 'unsharp', type: 'u8', schedule: 'cv::GaussianBlur 5×5 then cv::addWeighted(in, 2, blurred, −1), on all channels in one call' },
-  { reference: 'opencv', kernel: 'sobel', pipeline: 'sobel', type: 'u8', schedule: 'two 16-bit cv::Sobel, cv::absdiff, saturating cv::add, on all channels in one call' },
+  { reference: 'opencv', kernel: 'gauss5', pipeline: 'gauss5', type: 'u8', schedule: 'cv::GaussianBlur 5×5, σ = 0 (separable, fixed point, SIMD, parallel_for_)' },
+  { reference: 'opencv', kernel: 'unsharp', pipeline: 'unsharp', type: 'u8', schedule: 'cv::GaussianBlur 5×5 then cv::addWeighted(in, 2, blurred, −1)' },
+  { reference: 'opencv', kernel: 'sobel', pipeline: 'sobel', type: 'u8', schedule: 'two 16-bit cv::Sobel, cv::absdiff, saturating cv::add' },
   // libvips' integer convolution divides by the scale rounding down, which is ours' `/ 3` on
   // values ≥ 0; gauss5 rounds to nearest ((Σ + 128) / 256), which sharp's integer-only
   // offset, added after the division, cannot express.
