@@ -79,7 +79,9 @@ export async function compileLife(schedule: ArraySchedule): Promise<LifeRunner> 
       checkExtents('board', [width, height]);
       checkCount('steps', steps);
       if (board.length !== width * height) throw new Error(`a ${width}×${height} board has ${width * height} cells, got ${board.length}`);
-      const a = Uint8Array.from(board, (c) => (c ? 1 : 0));
+      // A copy (the caller's board stays as it was) with every live cell 1.
+      const a = board.slice();
+      for (let i = 0; i < a.length; i++) if (a[i]! > 1) a[i] = 1;
       const b = new Uint8Array(a.length);
       const which = fn(a, b, width, height, steps) as number;
       return which === 0 ? a : b;
@@ -88,8 +90,12 @@ export async function compileLife(schedule: ArraySchedule): Promise<LifeRunner> 
 }
 
 export interface Pde1Runner {
-  /** `iterations` red-black iterations on the n³ grid u with right-hand side f (row-major); returns the new u. */
-  run(u: Float64Array, f: Float64Array, n: number, iterations: number): Float64Array;
+  /**
+   * `iterations` red-black iterations on the n³ grid u with right-hand side f (row-major);
+   * returns the new u, written into `into` when given (n³ values, u itself relaxes in place),
+   * a new array otherwise. Timing loops pass `into`: fresh memory costs page faults.
+   */
+  run(u: Float64Array, f: Float64Array, n: number, iterations: number, into?: Float64Array): Float64Array;
 }
 
 function pde1Entry(schedule: ArraySchedule): string {
@@ -105,12 +111,14 @@ export async function compilePde1(schedule: ArraySchedule): Promise<Pde1Runner> 
   checkSchedule(schedule);
   const fn = (await compileEntries(pde1Entry(schedule), 'pde1_entry.impala')).fn(`pde1_${schedule}`);
   return {
-    run(u, f, n, iterations) {
+    run(u, f, n, iterations, into) {
       checkExtents('grid side', [n]);
       checkCount('iterations', iterations);
       if (n ** 3 > 2 ** 31 - 1) throw new Error(`a grid of side ${n} has more than 2^31 points`);
       if (u.length !== n ** 3 || f.length !== n ** 3) throw new Error(`an ${n}³ grid has ${n ** 3} points, got u ${u.length} and f ${f.length}`);
-      const out = Float64Array.from(u);
+      if (into !== undefined && into.length !== n ** 3) throw new Error(`the result of an ${n}³ grid needs ${n ** 3} values, the array given has ${into.length}`);
+      const out = into ?? new Float64Array(u.length);
+      if (out !== u) out.set(u);
       fn(out, f, n, iterations);
       return out;
     },
