@@ -41,7 +41,9 @@ export async function main(argv: string[]): Promise<number> {
         '',
         'The board is a torus: the neighbours of an edge cell wrap around to the other side.',
       ].join('\n'),
-    );
+    )
+    .exitOverride()
+    .configureOutput({ writeErr: (s) => process.stderr.write(s) });
   return runCommand('life', program, argv, async () => {
     const opts = program.opts<{ input?: string; size?: number; seed: number; steps: number; output?: string; png?: string; schedule: ArraySchedule; bench?: number; compare?: Impl }>();
     if (program.args.length > 0) throw new Error(`unexpected argument '${program.args[0]}' (the board is given with --input or --size)`);

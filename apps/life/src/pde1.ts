@@ -79,7 +79,9 @@ export async function main(argv: string[]): Promise<number> {
         '  pde1 --size 256 --iterations 10 --schedule seq --bench 3',
         '',
       ].join('\n'),
-    );
+    )
+    .exitOverride()
+    .configureOutput({ writeErr: (s) => process.stderr.write(s) });
   return runCommand('pde1', program, argv, async () => {
     const opts = program.opts<{ size: number; iterations: number; schedule: ArraySchedule; bench?: number; compare?: Impl }>();
     if (program.args.length > 0) throw new Error(`unexpected argument '${program.args[0]}' (pde1 takes options only; see --help)`);
