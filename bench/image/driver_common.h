@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <malloc.h>
 #include <string>
 #include <vector>
 
@@ -33,7 +34,15 @@ void write_raw(const char *path, const std::vector<T> &data) {
 
 // Prints {"ms":[…]} with the time of each run after one warm-up. Each time is flushed as
 // it comes, so that the caller can show progress on long runs.
+//
+// Freed memory stays with the process, as in a long-running application with a warm heap:
+// by default glibc hands every block over 128 KiB back to the kernel when freed, and a kernel
+// that allocates its temporaries per call (Halide's compute_root and per-tile buffers) then
+// page-faults them in again on every run, which on this VM made some Halide schedules 20–30×
+// slower than their arithmetic.
 inline void time_runs(int runs, const std::function<void()> &once) {
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);
+    mallopt(M_TRIM_THRESHOLD, 1 << 30);
     once();
     printf("{\"ms\":[");
     fflush(stdout);
