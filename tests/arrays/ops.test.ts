@@ -6,6 +6,7 @@ import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { CompiledLibrary, NativeFunction } from '@anydsl/compiler';
 import { compileEntries } from '../../libs/arrays/host.ts';
+import { random } from '../random.ts';
 import { entryName, opsModule } from './ops-module.ts';
 import * as ref from './reference.ts';
 
@@ -19,16 +20,10 @@ const RUNS = 25;
 /** A shape of rank 1–4 with extents 0–5 (so empty and size-1 axes are frequent). */
 const shapeArb = fc.integer({ min: 1, max: 4 }).chain((r) => fc.array(fc.integer({ min: 0, max: 5 }), { minLength: r, maxLength: r }));
 
+/** n values from −9 to 9, the same for the same seed. */
 function values(n: number, seed: number): number[] {
-  let s = seed >>> 0 || 1;
-  return Array.from({ length: n }, () => {
-    s ^= s << 13;
-    s >>>= 0;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    s >>>= 0;
-    return (s % 19) - 9;
-  });
+  const next = random(seed);
+  return Array.from({ length: n }, () => Math.floor(next() * 19) - 9);
 }
 
 /** An array of `shape` with values −9..9. */
