@@ -8,6 +8,8 @@ export interface BuildArrays {
   nodeB: Int32Array;
   nodeCount: Int32Array;
   maxLeafSize: number;
+  /** Triangles the kernels test in one operation; the SAH charges leaves per block (blockSlots). */
+  leafBlock: number;
   traversalCost: number;
   intersectionCost: number;
 }
@@ -21,6 +23,7 @@ export interface Scratch {
 }
 
 export const MAX_BINS: number;
+export function blockSlots(n: number, block: number): number;
 export function makeScratch(): Scratch;
 export function rangeBounds(a: BuildArrays, start: number, end: number, out: Float64Array, o: number): void;
 export function findSplit(a: BuildArrays, start: number, end: number, cb: Float64Array, o: number, s: Scratch): void;

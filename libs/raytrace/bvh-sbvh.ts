@@ -11,7 +11,7 @@
 //
 // Single-threaded: each node owns its list of references, so the plain build's fixed
 // ranges do not apply. The result is the same binary form the plain build produces.
-import { type BuildArrays, findSplit, makeScratch, rangeBounds } from './bvh-kernel.mjs';
+import { blockSlots, type BuildArrays, findSplit, makeScratch, rangeBounds } from './bvh-kernel.mjs';
 import type { BinaryTree, SahConstants } from './bvh.ts';
 import type { Mesh } from './mesh.ts';
 
@@ -247,9 +247,11 @@ interface Job {
 }
 
 /** A binary SBVH over the mesh in the form bvh.ts collapses. */
-export function buildSpatialBinary(mesh: Mesh, maxLeafSize: number, sah: SahConstants): BinaryTree {
+export function buildSpatialBinary(mesh: Mesh, maxLeafSize: number, leafBlock: number, sah: SahConstants): BinaryTree {
   const n = mesh.triangleCount;
   const budget = Math.floor(n * MAX_DUPLICATION);
+  /** A side's references in the kernels' leaf blocks: the SAH's count (bvh-kernel.mjs). */
+  const slots = (count: number) => blockSlots(count, leafBlock);
   const refs = new References(budget + 1);
   const box = new Float64Array(6);
   const p = mesh.positions, tri = mesh.triangles;
@@ -268,7 +270,7 @@ export function buildSpatialBinary(mesh: Mesh, maxLeafSize: number, sah: SahCons
   const scratch = makeScratch();
   const bounds = new Float64Array(12);
   const arraysFor = (ids: Uint32Array): BuildArrays => ({
-    refBounds: refs.bounds, order: ids, nodeBounds, nodeA, nodeB, nodeCount, maxLeafSize, ...sah,
+    refBounds: refs.bounds, order: ids, nodeBounds, nodeA, nodeB, nodeCount, maxLeafSize, leafBlock, ...sah,
   });
   const all = Uint32Array.from({ length: n }, (_, i) => i);
   rangeBounds(arraysFor(all), 0, n, bounds, 0);
@@ -344,7 +346,7 @@ export function buildSpatialBinary(mesh: Mesh, maxLeafSize: number, sah: SahCons
           count += exit[b]!;
           growBox(box, 0, binBounds, 6 * b);
           rightBoxes.set(box, 6 * b);
-          rightCost[b] = count === 0 ? -1 : halfArea(box) * count;
+          rightCost[b] = count === 0 ? -1 : halfArea(box) * slots(count);
         }
         resetBox(box);
         count = 0;
@@ -352,7 +354,7 @@ export function buildSpatialBinary(mesh: Mesh, maxLeafSize: number, sah: SahCons
           count += enter[b - 1]!;
           growBox(box, 0, binBounds, 6 * (b - 1));
           if (count === 0 || rightCost[b]! < 0) continue;
-          const cost = halfArea(box) * count + rightCost[b]!;
+          const cost = halfArea(box) * slots(count) + rightCost[b]!;
           if (cost < spatialCost) {
             spatialCost = cost;
             spAxis = axis;
@@ -368,7 +370,7 @@ export function buildSpatialBinary(mesh: Mesh, maxLeafSize: number, sah: SahCons
 
     // Leaf, or which split.
     const best = Math.min(objectCost, spatialCost);
-    const leafBetter = k <= maxLeafSize && (k === 1 || !Number.isFinite(best) || !(area > 0 && sah.traversalCost + (sah.intersectionCost * best) / area < sah.intersectionCost * k));
+    const leafBetter = k <= maxLeafSize && (k === 1 || !Number.isFinite(best) || !(area > 0 && sah.traversalCost + (sah.intersectionCost * best) / area < sah.intersectionCost * slots(k)));
     if (leafBetter) {
       nodeA[node] = order.length;
       nodeCount[node] = k;
@@ -403,9 +405,9 @@ export function buildSpatialBinary(mesh: Mesh, maxLeafSize: number, sah: SahCons
           continue;
         }
         // A straddler: split it, or keep it whole on the cheaper side (unsplitting).
-        const splitCost = aL * nl + aR * nr;
-        const toLeft = unionHalfArea(spatialChildren, 0, rb, o) * nl + aR * (nr - 1);
-        const toRight = aL * (nl - 1) + unionHalfArea(spatialChildren, 6, rb, o) * nr;
+        const splitCost = aL * slots(nl) + aR * slots(nr);
+        const toLeft = unionHalfArea(spatialChildren, 0, rb, o) * slots(nl) + aR * slots(nr - 1);
+        const toRight = aL * slots(nl - 1) + unionHalfArea(spatialChildren, 6, rb, o) * slots(nr);
         if (extra > 0 && splitCost <= toLeft && splitCost <= toRight) {
           clippedBox(mesh, refs.prim[id]!, spAxis, plane, Infinity, rb, o, rightPart);
           clippedBox(mesh, refs.prim[id]!, spAxis, -Infinity, plane, rb, o, clip);
@@ -451,7 +453,7 @@ export function buildSpatialBinary(mesh: Mesh, maxLeafSize: number, sah: SahCons
     queue.push({ node: l, refs: left.take() }, { node: r, refs: right.take() });
   }
   const arrays: BuildArrays = {
-    refBounds: refs.bounds, order: order.take(), nodeBounds, nodeA, nodeB, nodeCount, maxLeafSize, ...sah,
+    refBounds: refs.bounds, order: order.take(), nodeBounds, nodeA, nodeB, nodeCount, maxLeafSize, leafBlock, ...sah,
   };
   return { arrays, root: 0, refPrim: refs.prim.slice(0, refs.count) };
 }

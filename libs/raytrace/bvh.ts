@@ -11,8 +11,9 @@
 // packed form and makes its node objects only when they are first asked for.
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { type BuildArrays, buildSubtree, findSplit, makeScratch, partition, rangeBounds } from './bvh-kernel.mjs';
+import { blockSlots, type BuildArrays, buildSubtree, findSplit, makeScratch, partition, rangeBounds } from './bvh-kernel.mjs';
 import { buildSpatialBinary } from './bvh-sbvh.ts';
+import { leafWidthFor } from './layout.ts';
 import { emptyBounds, type Mesh, surfaceArea, triangleBounds } from './mesh.ts';
 
 export interface BvhNode {
@@ -52,8 +53,14 @@ export interface PackedBvh {
 
 export interface BuildOptions {
   readonly arity: 2 | 4 | 8;
-  /** Most triangles in a leaf (default 4; 8 suits BVH8 kernels testing 8 at once). */
+  /** Most triangles in a leaf (default: one leaf block, `leafBlock`). */
   readonly maxLeafSize?: number;
+  /**
+   * Triangles the kernels test in one operation (default: their leaf block, 4 for BVH2/BVH4
+   * and 8 for BVH8, `leafWidthFor`): the SAH charges each leaf per started block
+   * (`blockSlots`), so the build prefers full blocks. 1 is the classic per-triangle SAH.
+   */
+  readonly leafBlock?: number;
   /** Spatial splits (SBVH, Stich et al. 2009): a triangle may be in several leaves; better trees, slower build. */
   readonly spatialSplits?: boolean;
   /** Threads to build with, this one included (default: every core, for meshes large enough to gain). */
@@ -76,7 +83,11 @@ const PARALLEL_MIN_TRIANGLES = 20_000;
 export function buildBvh(mesh: Mesh, options: BuildOptions): Bvh {
   const arity = options.arity;
   if (arity !== 2 && arity !== 4 && arity !== 8) throw new Error(`buildBvh: arity must be 2, 4 or 8, got ${String(arity)}`);
-  const maxLeafSize = options.maxLeafSize ?? 4;
+  const leafBlock = options.leafBlock ?? leafWidthFor(arity);
+  if (!(Number.isInteger(leafBlock) && leafBlock >= 1 && leafBlock <= 255)) {
+    throw new Error(`buildBvh: leafBlock must be an integer from 1 to 255, got ${leafBlock}`);
+  }
+  const maxLeafSize = options.maxLeafSize ?? leafBlock;
   if (!(Number.isInteger(maxLeafSize) && maxLeafSize >= 1 && maxLeafSize <= 255)) {
     throw new Error(`buildBvh: maxLeafSize must be an integer from 1 to 255, got ${maxLeafSize}`);
   }
@@ -88,8 +99,8 @@ export function buildBvh(mesh: Mesh, options: BuildOptions): Bvh {
   // trees' SAH cost (with the standard constants) by 1–3% over pricing each binary node fully.
   const sah = { ...DEFAULT_SAH, traversalCost: (DEFAULT_SAH.traversalCost * 2) / arity };
   const binary = options.spatialSplits
-    ? buildSpatialBinary(mesh, maxLeafSize, sah)
-    : buildBinary(mesh, maxLeafSize, threads, sah);
+    ? buildSpatialBinary(mesh, maxLeafSize, leafBlock, sah)
+    : buildBinary(mesh, maxLeafSize, leafBlock, threads, sah);
   return bvhFromPacked(collapse(binary, arity));
 }
 
@@ -122,7 +133,7 @@ function typed<T extends Float32Array | Int32Array | Uint32Array>(
   return shared ? new Kind(new SharedArrayBuffer(length * Kind.BYTES_PER_ELEMENT)) : new Kind(length);
 }
 
-function buildBinary(mesh: Mesh, maxLeafSize: number, threads: number, sah: SahConstants): BinaryTree {
+function buildBinary(mesh: Mesh, maxLeafSize: number, leafBlock: number, threads: number, sah: SahConstants): BinaryTree {
   const n = mesh.triangleCount;
   const parallel = threads > 1 && n >= 256;
   // Subtree tasks use nodes [2·start, 2·end); the nodes the top-level splits make follow at 2n.
@@ -138,6 +149,7 @@ function buildBinary(mesh: Mesh, maxLeafSize: number, threads: number, sah: SahC
     nodeB: typed(Int32Array, cap, parallel),
     nodeCount: typed(Int32Array, cap, parallel),
     maxLeafSize,
+    leafBlock,
     traversalCost: sah.traversalCost,
     intersectionCost: sah.intersectionCost,
   };
@@ -372,16 +384,18 @@ export function packBvh(bvh: Bvh): PackedBvh {
  * leaves of intersectionCost · triangles · area(leaf), divided by the root's area (so the
  * root's own visit counts traversalCost). Any Bvh (ours, Embree's as the benchmark reads
  * it) is costed the same way. The cost depends on the boxes and leaf sizes only; the mesh
- * is the tree's, named for symmetry with checkBvh.
+ * is the tree's, named for symmetry with checkBvh. With `leafBlock` > 1 a leaf counts its
+ * triangles in started blocks (`blockSlots`, what the builder optimises); the default 1 is
+ * the classic per-triangle cost, the one comparable with trees built for other leaf layouts.
  */
-export function sahCost(bvh: Bvh, _mesh: Mesh, constants: SahConstants = DEFAULT_SAH): number {
+export function sahCost(bvh: Bvh, _mesh: Mesh, constants: SahConstants = DEFAULT_SAH, leafBlock = 1): number {
   const p = packBvh(bvh);
   const rootArea = surfaceArea(p.bounds, 6 * p.root);
   if (!(rootArea > 0)) return 0;
   let sum = 0;
   for (let i = 0; i < p.nodeCount; i++) {
     const a = surfaceArea(p.bounds, 6 * i);
-    sum += p.childCount[i]! > 0 ? constants.traversalCost * a : constants.intersectionCost * p.primCount[i]! * a;
+    sum += p.childCount[i]! > 0 ? constants.traversalCost * a : constants.intersectionCost * blockSlots(p.primCount[i]!, leafBlock) * a;
   }
   return sum / rootArea;
 }

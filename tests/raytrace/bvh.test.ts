@@ -2,7 +2,8 @@
 // their children and triangles, arity and leaf size respected) over generated scenes and
 // triangle soups of every awkward kind, for each arity, leaf size, thread count and with
 // spatial splits; checkBvh itself catches each kind of broken tree; SAH quality against a
-// median-split build and the SAH cost against a hand computation; and rays traced through
+// median-split build, the block SAH (leaves charged per kernel leaf block) against the
+// per-triangle one, and the SAH cost against a hand computation; and rays traced through
 // the trees (a plain stack traversal here) hit what the brute-force reference hits.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -41,10 +42,10 @@ const soup = fc
 const scene = fc.tuple(fc.integer({ min: 1, max: 3000 }), fc.integer()).map(([n, seed]) => proceduralScene({ triangles: n, seed }));
 
 describe('structure', () => {
-  it('holds on generated scenes for every arity, leaf size and thread count', () => {
+  it('holds on generated scenes for every arity, leaf size, leaf block and thread count', () => {
     fc.assert(
-      fc.property(scene, arity, fc.integer({ min: 1, max: 8 }), fc.constantFrom(1, 2), (mesh, a, leaf, threads) => {
-        const bvh = buildBvh(mesh, { arity: a, maxLeafSize: leaf, threads });
+      fc.property(scene, arity, fc.integer({ min: 1, max: 8 }), fc.constantFrom(1, 2), fc.constantFrom(undefined, 1, 3, 8), (mesh, a, leaf, threads, leafBlock) => {
+        const bvh = buildBvh(mesh, { arity: a, maxLeafSize: leaf, threads, leafBlock });
         const stats = checkBvh(bvh, mesh, { maxLeafSize: leaf });
         expect(stats.references).toBe(mesh.triangleCount);
       }),
@@ -82,7 +83,7 @@ describe('structure', () => {
       expect(other.nodeCount).toBe(one.nodeCount);
       expect(sahCost({ arity: 4, nodes: [], root: 0, packed: other }, mesh)).toBeCloseTo(sahCost({ arity: 4, nodes: [], root: 0, packed: one }, mesh), 9);
     }
-    checkBvh(buildBvh(mesh, { arity: 8, threads: 2 }), mesh, { maxLeafSize: 4 });
+    checkBvh(buildBvh(mesh, { arity: 8, threads: 2 }), mesh, { maxLeafSize: 8 });
   });
 
   it('builds a single leaf for one triangle and an empty leaf for none', () => {
@@ -101,6 +102,7 @@ describe('structure', () => {
     expect(() => buildBvh(mesh, { arity: 3 as 4 })).toThrow('arity must be 2, 4 or 8');
     expect(() => buildBvh(mesh, { arity: 4, maxLeafSize: 0 })).toThrow('maxLeafSize');
     expect(() => buildBvh(mesh, { arity: 4, threads: 0 })).toThrow('threads');
+    expect(() => buildBvh(mesh, { arity: 4, leafBlock: 0 })).toThrow('leafBlock');
   });
 });
 
@@ -120,7 +122,7 @@ describe('checkBvh finds each kind of broken tree', () => {
   };
   it.each<[string, () => Bvh, RegExp]>([
     ['a triangle missing', () => broken((n) => { n[leaf] = { ...n[leaf]!, prims: n[leaf]!.prims.slice(1) }; }), /is in no leaf/],
-    ['a triangle twice', () => broken((n) => { const other = n.findIndex((x, i) => i !== leaf && x.children.length === 0); n[other] = { ...n[other]!, prims: Uint32Array.from([...n[other]!.prims, n[leaf]!.prims[0]!]) }; }), /in 2 leaves|outside its leaf/],
+    ['a triangle twice', () => broken((n) => { const other = n.findIndex((x, i) => i !== leaf && x.children.length === 0 && x.prims.length < 4); n[other] = { ...n[other]!, prims: Uint32Array.from([...n[other]!.prims, n[leaf]!.prims[0]!]) }; }), /in 2 leaves|outside its leaf/],
     ['a leaf box too small', () => broken((n) => { n[leaf]!.bounds[3] = n[leaf]!.bounds[0]!; }), /outside its leaf/],
     ['a child outside its parent', () => broken((n) => { n[inner]!.bounds[4]! += 1; }), /not inside its parent/],
     ['too many children', () => broken(() => undefined, 2), /children, arity 2/],
@@ -176,7 +178,7 @@ describe('quality', () => {
     for (const seed of [1, 2, 3]) {
       const mesh = proceduralScene({ triangles: 4000, seed });
       const median = sahCost(medianSplitBvh(mesh, 4), mesh);
-      const ours = sahCost(buildBvh(mesh, { arity: 2, maxLeafSize: 4 }), mesh);
+      const ours = sahCost(buildBvh(mesh, { arity: 2, maxLeafSize: 4, leafBlock: 1 }), mesh);
       expect(ours, `seed ${seed}`).toBeLessThanOrEqual(median);
     }
   });
@@ -191,21 +193,42 @@ describe('quality', () => {
       p.push(...a, a[0]! + d[0]!, a[1]! + d[1]!, a[2]! + d[2]!, a[0]! + 0.05, a[1]! + 0.05, a[2]!);
     }
     const slivers = makeMesh(new Float32Array(p), Uint32Array.from({ length: 3000 }, (_, i) => i));
-    const plain = sahCost(buildBvh(slivers, { arity: 4 }), slivers);
-    const spatial = sahCost(buildBvh(slivers, { arity: 4, spatialSplits: true }), slivers);
+    // Costed as built: per block of 4 triangles, BVH4's leaf block.
+    const cost = (bvh: Bvh, mesh: Mesh) => sahCost(bvh, mesh, undefined, 4);
+    const plain = cost(buildBvh(slivers, { arity: 4 }), slivers);
+    const spatial = cost(buildBvh(slivers, { arity: 4, spatialSplits: true }), slivers);
     expect(spatial).toBeLessThan(0.99 * plain);
     for (const seed of [1, 2, 3]) {
       const mesh = proceduralScene({ triangles: 4000, seed });
-      const ours = sahCost(buildBvh(mesh, { arity: 4 }), mesh);
-      expect(sahCost(buildBvh(mesh, { arity: 4, spatialSplits: true }), mesh), `seed ${seed}`).toBeLessThanOrEqual(1.02 * ours);
+      const ours = cost(buildBvh(mesh, { arity: 4 }), mesh);
+      expect(cost(buildBvh(mesh, { arity: 4, spatialSplits: true }), mesh), `seed ${seed}`).toBeLessThanOrEqual(1.02 * ours);
     }
   });
 
   it('wider trees cost less with the same constants (fewer inner nodes to visit)', () => {
     const mesh = proceduralScene({ triangles: 5000, seed: 9 });
-    const [c2, c4, c8] = ([2, 4, 8] as const).map((a) => sahCost(buildBvh(mesh, { arity: a }), mesh));
+    const [c2, c4, c8] = ([2, 4, 8] as const).map((a) => sahCost(buildBvh(mesh, { arity: a, maxLeafSize: 4, leafBlock: 1 }), mesh));
     expect(c4).toBeLessThan(c2!);
     expect(c8).toBeLessThan(c4!);
+  });
+
+  it('the block SAH fills the kernels\' leaf blocks, and costs less by its own measure', () => {
+    for (const [a, block] of [[4, 4], [8, 8]] as const) {
+      for (const seed of [1, 2]) {
+        const mesh = proceduralScene({ triangles: 4000, seed });
+        for (const spatialSplits of [false, true]) {
+          const what = `BVH${a}, seed ${seed}${spatialSplits ? ', spatial splits' : ''}`;
+          const perTriangle = buildBvh(mesh, { arity: a, maxLeafSize: 8, leafBlock: 1, spatialSplits });
+          const perBlock = buildBvh(mesh, { arity: a, maxLeafSize: 8, spatialSplits });
+          const fill = (bvh: Bvh) => {
+            const st = checkBvh(bvh, mesh, { maxLeafSize: 8, spatialSplits });
+            return st.references / st.leaves;
+          };
+          expect(fill(perBlock), what).toBeGreaterThan(1.2 * fill(perTriangle));
+          expect(sahCost(perBlock, mesh, undefined, block), what).toBeLessThan(sahCost(perTriangle, mesh, undefined, block));
+        }
+      }
+    }
   });
 
   it('sahCost matches a hand computation on a small tree', () => {
@@ -223,6 +246,9 @@ describe('quality', () => {
     // Areas: root 2(4 + 1 + 4) = 18, left 2(1 + 1 + 1) = 6, right 2(2 + 1 + 2) = 10.
     expect(sahCost(tree, mesh, { traversalCost: 1, intersectionCost: 1 })).toBeCloseTo((18 + 2 * 6 + 10) / 18, 12);
     expect(sahCost(tree, mesh, { traversalCost: 3, intersectionCost: 0.5 })).toBeCloseTo((3 * 18 + 0.5 * (2 * 6 + 10)) / 18, 12);
+    // Per started block: 2 triangles take a block of 4 slots, so does 1; 4 triangles still one block of 4, 5 two.
+    expect(sahCost(tree, mesh, { traversalCost: 1, intersectionCost: 1 }, 4)).toBeCloseTo((18 + 4 * 6 + 4 * 10) / 18, 12);
+    expect(sahCost(tree, mesh, { traversalCost: 1, intersectionCost: 1 }, 2)).toBeCloseTo((18 + 2 * 6 + 2 * 10) / 18, 12);
   });
 
   it('packBvh keeps what a tree costs and reaches', () => {
