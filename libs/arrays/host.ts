@@ -16,7 +16,7 @@ export const ARRAY_SCHEDULE_DESCRIPTIONS: Record<ArraySchedule, string> = {
   seq: 'one thread, plain loops',
   par: 'the outermost axis over all cores (TBB), inner axes sequential',
   vec: 'one thread, the innermost axis in SIMD lanes (512-bit vectorize)',
-  opt: 'the outermost axis over all cores (from 2^15 elements on) and the innermost in SIMD lanes',
+  opt: 'the best there is: the outermost axis over all cores from 2^15 elements on, the innermost left to clang\'s vectoriser',
 };
 
 /**
@@ -31,7 +31,7 @@ export function librarySources(): SourceFile[] {
   return [...imageSources(), ...own];
 }
 
-/** The `sac::Sched` value of a schedule for elements of `bits` bits (lanes fill 512 bits). */
+/** The `sac::Sched` value of a schedule for elements of `bits` bits (`vec` fills 512 bits). */
 export function scheduleImpala(schedule: ArraySchedule, bits: 32 | 64): string {
   const lanes = 512 / bits;
   switch (schedule) {
@@ -42,7 +42,7 @@ export function scheduleImpala(schedule: ArraySchedule, bits: 32 | 64): string {
     case 'vec':
       return `sac::vec_sched(${lanes})`;
     case 'opt':
-      return `sac::opt_sched(${lanes})`;
+      return 'sac::opt_sched()';
   }
 }
 
