@@ -23,7 +23,7 @@ define i32 @main() {
 `;
 
 function program(overrides: Partial<Extract<PipelineResult, { ok: true }>> = {}): PipelineResult {
-  return { ok: true, llvm: MAIN_IR, irText: 'main: fn(mem, fn(mem, i32))\n', exports: [], hasMain: true, diagnostics: [], ...overrides };
+  return { ok: true, llvm: MAIN_IR, device: [], irText: 'main: fn(mem, fn(mem, i32))\n', exports: [], hasMain: true, diagnostics: [], ...overrides };
 }
 
 describe('buildProgram', () => {

@@ -44,7 +44,7 @@ describe('impala (in process)', () => {
   beforeEach(() => {
     vi.mocked(compileToLLVM)
       .mockReset()
-      .mockReturnValue({ ok: true, llvm: ARGS_IR, irText: 'the IR\n', exports: [], hasMain: true, diagnostics: [] });
+      .mockReturnValue({ ok: true, llvm: ARGS_IR, device: [], irText: 'the IR\n', exports: [], hasMain: true, diagnostics: [] });
   });
 
   it('--run builds, forwards the arguments after -- and exits with the program\'s code', async () => {

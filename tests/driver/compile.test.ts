@@ -57,9 +57,10 @@ define i64 @twice(i64 %x) {
 }
 `;
 
-const okResult: PipelineResult = {
+const okResult: Extract<PipelineResult, { ok: true }> = {
   ok: true,
   llvm: LIBRARY_IR,
+  device: [],
   irText: '',
   hasMain: false,
   diagnostics: [{ severity: 'warning', span: null, message: 'a warning worth keeping' }],

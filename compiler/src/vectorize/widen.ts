@@ -21,10 +21,11 @@ export function widen(simd: Simd, p: PrimOp, ops: readonly Def[]): Def {
       return w.arith(p.tag, simd.splat(a!), safeDivisor(simd, simd.splat(a!), simd.splat(b!)));
     case 'eq': case 'ne': case 'lt': case 'le': case 'gt': case 'ge': {
       const [x, y] = [simd.splat(a!), simd.splat(b!)];
-      if (!(x.type instanceof PtrVectorType)) return w.cmp(p.tag, x, y);
+      const tag = p.tag;
+      if (!(x.type instanceof PtrVectorType)) return w.cmp(tag, x, y);
       // Addresses (of a local's per-lane copies, say) are compared lane by lane, as scalars.
       const lane = x.type.lane;
-      return simd.fromLanes(Array.from({ length: simd.width }, (_, l) => w.cmp(p.tag, simd.lane(x, l, lane), simd.lane(y, l, lane))), p.type);
+      return simd.fromLanes(Array.from({ length: simd.width }, (_, l) => w.cmp(tag, simd.lane(x, l, lane), simd.lane(y, l, lane))), p.type);
     }
     case 'cast':
       if (!(p.type instanceof PrimType)) return unsupported(`a conversion of a varying value to ${p.type}`);
