@@ -296,12 +296,3 @@ export function referenceLocalLaplacian(img: Image, mode: Boundary, outside: num
   }
   return out;
 }
-
-/** A cache of results by key: `once(key, make)` makes the value the first time a key is asked for. */
-export function memo<T>(): (key: string, make: () => T) => T {
-  const made = new Map<string, T>();
-  return (key, make) => {
-    if (!made.has(key)) made.set(key, make());
-    return made.get(key)!;
-  };
-}

@@ -1,0 +1,56 @@
+// What the tests of Halide's app pipelines share: their variants (every CPU schedule with the
+// boundary modes spread over them, as boundary handling is the same code under every
+// schedule, `opt` in a second mode, and one more element type) and the check of each kernel
+// against the pipeline's reference at SIZES, bit for bit. The reference is the slow side, so
+// variants that share an input and a boundary mode share its result.
+import { beforeAll, describe, it } from 'vitest';
+import { compileKernels, type KernelSet } from '../../libs/image/host.ts';
+import type { Image } from '../../libs/image/image.ts';
+import { type Boundary, BOUNDARIES, SCHEDULES, type Variant } from '../../libs/image/variants.ts';
+import { expectSameImage, SIZES } from './support.ts';
+
+type Format = Pick<Variant, 'pipeline' | 'type' | 'channels'>;
+
+/**
+ * `main` under every CPU schedule, mode i % 4 for schedule i; `mirrored` (main unless given)
+ * under `opt` in mirror mode; `other` under `opt` in repeat mode: eight kernels, two modules.
+ */
+export function appVariants(main: Format, other: Format, mirrored: Format = main): Variant[] {
+  return [
+    ...SCHEDULES.map((schedule, i) => ({ ...main, schedule, boundary: BOUNDARIES[i % BOUNDARIES.length]! })),
+    { ...mirrored, schedule: 'opt', boundary: 'mirror' },
+    { ...other, schedule: 'opt', boundary: 'repeat' },
+  ];
+}
+
+export interface AppCase {
+  title: string;
+  variants: readonly Variant[];
+  reference: (img: Image, mode: Boundary, outside: number) => Image;
+  /** The input of a variant at w × h (deterministic). */
+  input: (v: Variant, w: number, h: number) => Image;
+  /** The value outside the image in constant mode, on the scale of the variant's type. */
+  outside: (v: Variant) => number;
+}
+
+/** Compiles the variants once and checks each at every size against the reference. */
+export function describeAgainstReference(c: AppCase): void {
+  const references = new Map<string, Image>();
+  const once = (key: string, make: () => Image) => {
+    if (!references.has(key)) references.set(key, make());
+    return references.get(key)!;
+  };
+  let kernels: KernelSet;
+  beforeAll(async () => {
+    kernels = await compileKernels(c.variants);
+  }, 600_000);
+
+  describe.each(c.variants.map((v) => [`${v.type}×${v.channels} ${v.schedule}/${v.boundary}`, v] as const))(`${c.title} %s`, (_label, v) => {
+    it.each(SIZES)('%i×%i matches the reference', (w, h) => {
+      const outside = c.outside(v);
+      const img = c.input(v, w, h);
+      const expected = once(`${v.type} ${v.channels} ${v.boundary} ${w}×${h}`, () => c.reference(img, v.boundary, outside));
+      expectSameImage(kernels.kernel(v).run(img, { outside }), expected, `${v.schedule}/${v.boundary}`);
+    });
+  });
+}
