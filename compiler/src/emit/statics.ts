@@ -2,7 +2,9 @@
 // initialiser, which must fold to a constant at compile time. An immutable static
 // may hold functions (fn items, closures, structs of them: the 2018 runtime's
 // `static math = cpu_intrinsics;`); it is used as its value, so `math.sqrtf(x)` is a
-// direct call, and it has no global. `static mut x: T;` starts zeroed.
+// direct call, and it has no global. A `static mut` holding functions is a global
+// like any other (closure conversion turns the functions in it into records).
+// `static mut x: T;` starts zeroed.
 import { type Def, isStatic } from '../ir/index.ts';
 import { freeDefs } from '../ir/scope.ts';
 import type { StaticDecl } from '../syntax/ast.ts';
@@ -32,11 +34,7 @@ export function emitStatic(em: Emitter, decl: StaticDecl): StaticRef | null {
     return null;
   }
   const holdsFunctions = freeDefs([v], () => false).continuations.size > 0;
-  if (holdsFunctions && decl.mutable) {
-    em.sink.error(decl.init.span, `static mut '${decl.name.name}' cannot hold a function: make it immutable`);
-    return null;
-  }
-  if (holdsFunctions) return { global: null, init: v, mutable: false };
+  if (holdsFunctions && !decl.mutable) return { global: null, init: v, mutable: false };
   const global = w.global(v, decl.mutable, decl.name.name);
   global.span = decl.span;
   return { global, init: v, mutable: decl.mutable };
