@@ -135,3 +135,38 @@ function checkExtents(what: string, extents: number[]): void {
 function checkCount(what: string, n: number): void {
   if (!Number.isInteger(n) || n < 0 || n > 2 ** 31 - 1) throw new Error(`${what} must be a non-negative integer, got ${n}`);
 }
+
+/** The seed's Figure 9: transpose with the rank known and tiled, known and untiled, and known only at run time. */
+export const TRANSPOSES = ['tiled', 'untiled', 'generic'] as const;
+export type Transpose = (typeof TRANSPOSES)[number];
+
+export interface TransposeRunner {
+  /** The transpose of the rows × cols matrix `a` (row-major, f32): cols × rows. */
+  run(a: Float32Array, rows: number, cols: number, into?: Float32Array): Float32Array;
+}
+
+const TRANSPOSE_ENTRIES = [
+  'extern fn fig9_tiled(a: &[f32], out: &mut [f32], ext: &[i32]) -> () { let s = sac::shape_of(2, ext); sac::store(sac::tiled(sac::seq_sched(), 32), sac::transpose(sac::view(s, a)), out) }',
+  'extern fn fig9_untiled(a: &[f32], out: &mut [f32], ext: &[i32]) -> () { let s = sac::shape_of(2, ext); sac::store(sac::seq_sched(), sac::transpose(sac::view(s, a)), out) }',
+  // The rank is read from memory: partial evaluation does not know it.
+  'extern fn fig9_generic(a: &[f32], out: &mut [f32], ext: &[i32]) -> () { transpose_generic(ext(4), ext, a, out) }',
+].join('\n');
+
+/** The three transposes of Figure 9, one compile, one thread each. */
+export async function compileTransposes(): Promise<Record<Transpose, TransposeRunner>> {
+  const lib = await compileEntries(TRANSPOSE_ENTRIES, 'transpose_entry.impala');
+  const runner = (kind: Transpose): TransposeRunner => {
+    const fn = lib.fn(`fig9_${kind}`);
+    return {
+      run(a, rows, cols, into) {
+        checkExtents('matrix', [rows, cols]);
+        if (a.length !== rows * cols) throw new Error(`a ${rows}×${cols} matrix has ${rows * cols} elements, got ${a.length}`);
+        if (into !== undefined && into.length !== a.length) throw new Error(`the transpose needs ${a.length} elements, the array given has ${into.length}`);
+        const out = into ?? new Float32Array(a.length);
+        fn(a, out, Int32Array.from([rows, cols, 0, 0, 2]));
+        return out;
+      },
+    };
+  };
+  return { tiled: runner('tiled'), untiled: runner('untiled'), generic: runner('generic') };
+}

@@ -3,7 +3,7 @@
 // LLVM IR of a chain of three with-loops: one loop nest and no temporary when fused.
 import { describe, expect, it } from 'vitest';
 import { compileToLLVM } from '../../compiler/src/driver/pipeline.ts';
-import { compileLife, compilePde1, librarySources } from '../../libs/arrays/host.ts';
+import { compileLife, compilePde1, compileTransposes, librarySources, TRANSPOSES } from '../../libs/arrays/host.ts';
 import { formatCells, parseCells } from '../../apps/life/src/cells.ts';
 import { random } from '../random.ts';
 import * as ref from './reference.ts';
@@ -55,6 +55,17 @@ describe.each(SCHEDULES)('PDE1, schedule %s', (schedule) => {
       expect(worst / scale, `n = ${n}, ${iterations} iterations`).toBeLessThan(1e-6);
       // Something happened: the interior changed.
       expect(actual).not.toEqual(u);
+    }
+  });
+});
+
+describe('transpose (the seed\'s Figure 9)', () => {
+  it('tiled, untiled and with the rank known only at run time, on sizes that are no multiple of the tile', async () => {
+    const transposes = await compileTransposes();
+    for (const [rows, cols] of [[1, 1], [3, 70], [65, 33]] as const) {
+      const a = Float32Array.from({ length: rows * cols }, (_, i) => i * 0.5 - 7);
+      const expected = ref.transpose({ shape: [rows, cols], data: [...a] }).data;
+      for (const kind of TRANSPOSES) expect([...transposes[kind].run(a, rows, cols)], `${kind} ${rows}×${cols}`).toEqual(expected);
     }
   });
 });
