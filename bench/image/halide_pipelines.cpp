@@ -208,9 +208,8 @@ void app_harris(Stages &st, const Spec &s) {
 
 // libs/image's `opt`: 512 × 32 tiles, rows of tiles in parallel, the channels of a row of
 // tiles one after another, 16 lanes (32 in 16-bit arithmetic); the stage a stencil reads
-// computed per tile on the tile grown by the stencil. Harris from u8 inlines its gray into
-// the products, where ours' harris_staged computes it per tile too: so scheduled, Halide 14
-// ran 10–30× slower here. Edge tiles are cut short, as ours: x is split into vectors first (the last
+// computed per tile on the tile grown by the stencil (Harris from u8: its gray too, as ours'
+// harris_staged). Edge tiles are cut short, as ours: x is split into vectors first (the last
 // one shifted inwards, Halide's way, so no vector is predicated, which Halide 14 does lane by
 // lane) and the vectors into tiles of 512 / lanes, the last tile guarded; an image narrower
 // than a vector is guarded lane by lane.
@@ -229,6 +228,7 @@ void same_as_ours(Stages &st, const Spec &s) {
     tiles(st.out.specialize(st.out.output_buffer().width() >= v), TailStrategy::ShiftInwards);
     tiles(st.out, TailStrategy::GuardWithIf);
     if (st.first.defined()) st.first.compute_at(st.out, xo).vectorize(x, v);
+    if (s.pipeline == "harris" && s.type == "u8") st.gray.compute_at(st.out, xo).vectorize(x, v);
 }
 
 using Algorithm = std::function<Stages(ImageParam, const Spec &)>;
