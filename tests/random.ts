@@ -1,14 +1,3 @@
-// The tests' one pseudo-random generator: deterministic, so every failure reproduces.
-
-/** xorshift32 in [0, 1); multiplying by 2^32 gives the 32-bit state exactly. */
-export function random(seed: number): () => number {
-  let s = seed >>> 0 || 1;
-  return () => {
-    s ^= s << 13;
-    s >>>= 0;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    s >>>= 0;
-    return s / 2 ** 32;
-  };
-}
+// The tests' pseudo-random generator: the project's one (libs/shared/random.ts), so every
+// failure reproduces from its seed.
+export { xorshift32 as random } from '../libs/shared/random.ts';

@@ -20,6 +20,7 @@ import { parseArgs } from 'node:util';
 import { compileLife, compilePde1 } from '../../libs/arrays/host.ts';
 import { median } from '../../libs/image/bench.ts';
 import { compileMultigrid, type MgVariant, variantName } from '../../libs/multigrid/host.ts';
+import { xorshift32 } from '../../libs/shared/random.ts';
 import { type Impl, IMPLS, installReferences, relativeDifference, runReference } from './references.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -71,15 +72,6 @@ function timeRuns(n: number, setup: () => void, once: () => void): number[] {
   return times;
 }
 
-function xorshift(seed: number): () => number {
-  let s = seed >>> 0 || 1;
-  return () => {
-    s ^= s << 13;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    return (s >>> 0) / 2 ** 32;
-  };
-}
 
 async function reference<T>(row: Row, run: (impl: Impl) => Promise<{ medianMs: number; output: T }>, compare: (out: T) => { agree: boolean; detail: string }): Promise<void> {
   for (const impl of IMPLS) {
@@ -101,7 +93,7 @@ async function reference<T>(row: Row, run: (impl: Impl) => Promise<{ medianMs: n
 async function life(): Promise<void> {
   for (const [size, steps, schedule] of [[10, 1000, 'seq'], [4096 / scale, 100, 'opt']] as const) {
     const runner = await compileLife(schedule);
-    const random = xorshift(size);
+    const random = xorshift32(size);
     const board = new Uint8Array(size * size).map(() => (random() < 0.3 ? 1 : 0));
     let out: Uint8Array = board;
     const times = timeRuns(runs, () => {}, () => (out = runner.step(board, size, size, steps)));
@@ -116,7 +108,7 @@ async function life(): Promise<void> {
 async function pde1(): Promise<void> {
   const runner = await compilePde1('opt');
   for (const n of new Set([64, 256 / scale])) {
-    const random = xorshift(n);
+    const random = xorshift32(n);
     const u = new Float64Array(n ** 3).map(() => random());
     const f = new Float64Array(n ** 3).map(() => random() - 0.5);
     const iterations = 1;
@@ -135,7 +127,7 @@ async function vcycle(): Promise<void> {
   const ssteps = 2;
   const variants: MgVariant[] = [false, true].map((merge) => ({ levels: 2, schedule: 'vec', merge }));
   const compiled = await compileMultigrid(variants);
-  const random = xorshift(n);
+  const random = xorshift32(n);
   const rhs = new Float64Array(n * n).map(() => random() * 2 - 1);
   for (const v of variants) {
     const mg = compiled.get(variantName(v))!;

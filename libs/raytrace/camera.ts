@@ -4,7 +4,7 @@
 // Primary rays go through pixel centres (jittered with several samples per pixel), row by
 // row from the top-left pixel, samples of one pixel next to each other.
 import type { Bounds } from './mesh.ts';
-import { seededRandom } from './procedural.ts';
+import { seededRandom } from '../shared/random.ts';
 import { makeRays, RAY_FLOATS, type Rays } from './rays.ts';
 
 export type Vec3 = readonly [number, number, number];

@@ -4,6 +4,7 @@
 // (clusters, empty space, flat boxes) and the kernels meet the awkward cases. Used by the
 // tests, `npm start` and the benchmarks' small inputs; the same options give the same mesh.
 import { makeMesh, type Mesh } from './mesh.ts';
+import { seededRandom } from '../shared/random.ts';
 
 export interface ProceduralOptions {
   /** Exact number of triangles in the result (≥ 1). */
@@ -14,18 +15,7 @@ export interface ProceduralOptions {
   readonly degenerateFraction?: number;
 }
 
-/** xorshift32 in [0, 1): deterministic across platforms, so a seed names one scene or ray set. */
-export function seededRandom(seed: number): () => number {
-  let s = (seed ^ 0x9e3779b9) >>> 0 || 1;
-  return () => {
-    s ^= s << 13;
-    s >>>= 0;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    s >>>= 0;
-    return s / 2 ** 32;
-  };
-}
+
 
 class MeshWriter {
   positions: number[] = [];

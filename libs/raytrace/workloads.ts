@@ -11,7 +11,7 @@ import path from 'node:path';
 import { writeFileAtomic } from '@anydsl/compiler';
 import { type Camera, formatCamera, primaryRays } from './camera.ts';
 import type { Mesh } from './mesh.ts';
-import { seededRandom } from './procedural.ts';
+import { seededRandom } from '../shared/random.ts';
 import { decodeRays, encodeRaysBinary, type Hits, makeRays, RAY_FLOATS, type Rays } from './rays.ts';
 
 export const WORKLOADS = ['primary', 'ao', 'diffuse'] as const;

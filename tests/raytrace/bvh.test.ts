@@ -9,7 +9,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { type Bvh, type BvhNode, buildBvh, checkBvh, packBvh, sahCost } from '../../libs/raytrace/bvh.ts';
 import { makeMesh, type Mesh } from '../../libs/raytrace/mesh.ts';
-import { proceduralScene, seededRandom } from '../../libs/raytrace/procedural.ts';
+import { proceduralScene } from '../../libs/raytrace/procedural.ts';
+import { seededRandom } from '../../libs/shared/random.ts';
 import { compareHits, intersectTriangle, traceBruteForce, triangleEdges } from '../../libs/raytrace/reference.ts';
 
 const arity = fc.constantFrom<2 | 4 | 8>(2, 4, 8);

@@ -13,7 +13,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { buildBvh } from '../../libs/raytrace/bvh.ts';
 import { compileTracers, flatten, type FlatScene, type Tracer, type TracerOptions, TRAVERSALS } from '../../libs/raytrace/host.ts';
 import { makeMesh, type Mesh } from '../../libs/raytrace/mesh.ts';
-import { proceduralScene, seededRandom } from '../../libs/raytrace/procedural.ts';
+import { proceduralScene } from '../../libs/raytrace/procedural.ts';
+import { seededRandom } from '../../libs/shared/random.ts';
 import { makeHits, makeRays, type Rays } from '../../libs/raytrace/rays.ts';
 import { compareHits, traceBruteForce } from '../../libs/raytrace/reference.ts';
 

@@ -6,7 +6,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { makeMesh, type Mesh } from '../../libs/raytrace/mesh.ts';
-import { proceduralScene, seededRandom } from '../../libs/raytrace/procedural.ts';
+import { proceduralScene } from '../../libs/raytrace/procedural.ts';
+import { seededRandom } from '../../libs/shared/random.ts';
 import { compareHits, intersectTriangle, traceBruteForce, triangleEdges } from '../../libs/raytrace/reference.ts';
 
 const rays = (...rs: number[][]) => ({ count: rs.length, data: new Float32Array(rs.flat()) });

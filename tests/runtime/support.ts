@@ -7,6 +7,7 @@ import { repoRoot } from '../../compiler/src/driver/cache.ts';
 import { buildRuntime } from '../../compiler/src/driver/runtime-build.ts';
 import { findToolchain, runTool } from '../../compiler/src/driver/toolchain.ts';
 import { run, type RunResult } from '../driver/helpers.ts';
+import { xorshift32 } from '../../libs/shared/random.ts';
 
 const here = path.join(repoRoot, 'tests', 'runtime');
 
@@ -46,13 +47,8 @@ export function runHarness(harness: string, cases: readonly string[], env: Recor
 /** The harness's generator: xorshift32 from seed (1 for 0). */
 export function inputs(n: number, seed: number): Uint32Array {
   const a = new Uint32Array(n);
-  let x = seed >>> 0 || 1;
-  for (let i = 0; i < n; i++) {
-    x = (x ^ (x << 13)) >>> 0;
-    x = (x ^ (x >>> 17)) >>> 0;
-    x = (x ^ (x << 5)) >>> 0;
-    a[i] = x;
-  }
+  const next = xorshift32(seed);
+  for (let i = 0; i < n; i++) a[i] = next() * 2 ** 32;
   return a;
 }
 

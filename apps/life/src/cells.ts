@@ -1,6 +1,7 @@
 // Game of Life boards in the plaintext `.cells` format (conwaylife.com): lines starting
 // with `!` are comments, every other line is a row of cells, `.` dead and `O` alive; short
 // rows are padded with dead cells. Random boards for --size/--seed.
+import { seededRandom } from '../../../libs/shared/random.ts';
 
 export interface Board {
   width: number;
@@ -53,15 +54,8 @@ export function formatCells(board: Board, comments: readonly string[] = []): str
 /** An n × n board with each cell alive with probability 1/2, the same for the same seed (xorshift32). */
 export function randomBoard(n: number, seed: number): Board {
   const cells = new Uint8Array(n * n);
-  let s = (seed ^ 0x9e3779b9) >>> 0 || 1;
-  for (let i = 0; i < cells.length; i++) {
-    s ^= s << 13;
-    s >>>= 0;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    s >>>= 0;
-    cells[i] = (s >>> 16) & 1;
-  }
+  const next = seededRandom(seed);
+  for (let i = 0; i < cells.length; i++) cells[i] = next() >= 0.5 ? 1 : 0;
   return { width: n, height: n, cells };
 }
 
