@@ -6,22 +6,14 @@
 import type { Image } from '../../libs/image/image.ts';
 import { makeImage } from '../../libs/image/image.ts';
 import type { Boundary } from '../../libs/image/variants.ts';
+import { wrap } from './reference.ts';
 
 const f = Math.fround;
 type Plane = (x: number, y: number) => number;
 
-/** Coordinate i of the plane mapped into [0, n) by the mode, at any distance from the image. */
-function mapIndex(mode: Exclude<Boundary, 'const'>, i: number, n: number): number {
-  if (mode === 'clamp') return Math.min(Math.max(i, 0), n - 1);
-  if (mode === 'repeat') return ((i % n) + n) % n;
-  // Mirror: the image and its reflection repeat with period 2n, the edge pixel doubled.
-  const m = ((i % (2 * n)) + 2 * n) % (2 * n);
-  return m < n ? m : 2 * n - 1 - m;
-}
-
 function extendPlane(mode: Boundary, outside: number, w: number, h: number, at: Plane): Plane {
   if (mode === 'const') return (x, y) => (x >= 0 && x < w && y >= 0 && y < h ? at(x, y) : outside);
-  return (x, y) => at(mapIndex(mode, x, w), mapIndex(mode, y, h));
+  return (x, y) => at(wrap(mode, x, w), wrap(mode, y, h));
 }
 
 /** Channel c of an image as values in [0, 1]: u8 as v / 255 in f32, f32 as it is. */

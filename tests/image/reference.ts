@@ -7,7 +7,8 @@ import { type Boundary, DEFAULT_ITER, type Pipeline } from '../../libs/image/var
 
 type Plane = (x: number, y: number) => number;
 
-function wrap(mode: Exclude<Boundary, 'const'>, i: number, n: number): number {
+/** Coordinate i of the plane mapped into [0, n) by the mode, at any distance from the image. */
+export function wrap(mode: Exclude<Boundary, 'const'>, i: number, n: number): number {
   switch (mode) {
     case 'clamp':
       return Math.min(Math.max(i, 0), n - 1);
@@ -32,7 +33,7 @@ function extend(mode: Boundary, outside: number, w: number, h: number, at: (x: n
 
 const idiv = (a: number, b: number) => Math.trunc(a / b);
 
-const INTEGER_OPS: Record<Exclude<Pipeline, 'harris' | 'heat' | 'wave'>, (r: Plane, x: number, y: number) => number> = {
+const INTEGER_OPS: Record<Exclude<Pipeline, 'harris' | 'heat' | 'wave' | 'bilateral' | 'interpolate' | 'local_laplacian'>, (r: Plane, x: number, y: number) => number> = {
   box3(r, x, y) {
     const bx = (x: number, y: number) => idiv(r(x - 1, y) + r(x, y) + r(x + 1, y), 3);
     return idiv(bx(x, y - 1) + bx(x, y) + bx(x, y + 1), 3);
@@ -135,7 +136,9 @@ export function referenceInteger(pipeline: Exclude<Pipeline, 'harris'>, img: Ima
     }
     return out;
   }
-  const op = INTEGER_OPS[pipeline];
+  // Halide's app pipelines compute in f32: their references are in reference-apps.ts.
+  if (!(pipeline in INTEGER_OPS)) throw new Error(`${pipeline} has no integer reference (see reference-apps.ts)`);
+  const op = INTEGER_OPS[pipeline as keyof typeof INTEGER_OPS];
   for (let c = 0; c < ch; c++) {
     const r = extend(mode, outside, w, h, (x, y) => img.data[(y * w + x) * ch + c]!);
     for (let y = 0; y < h; y++) {
