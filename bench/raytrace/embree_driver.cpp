@@ -17,7 +17,7 @@
 //                       --modes single,packet4,packet8,packet16,stream
 //                       --job RAYS.bin,closest|any,HITS_PREFIX|-[,coherent] ...
 // (coherent: Embree's COHERENT context flag for that ray set, as for primary rays).
-//   embree_driver buildbvh --mesh M.bin --arity 2|4|8 --max-leaf L --trav-cost C --int-cost C
+//   embree_driver buildbvh --mesh M.bin --arity 2|4|8 --max-leaf L --sah-block B --trav-cost C --int-cost C
 //                          --quality low|medium|high --threads T --builds B --out TREE.bin
 #include <embree3/rtcore.h>
 #include <algorithm>
@@ -523,7 +523,7 @@ static int buildbvh(const Args& a) {
     args.buildQuality = quality == "low" ? RTC_BUILD_QUALITY_LOW : quality == "medium" ? RTC_BUILD_QUALITY_MEDIUM : RTC_BUILD_QUALITY_HIGH;
     args.maxBranchingFactor = arity;
     args.maxDepth = 1024;
-    args.sahBlockSize = 1;
+    args.sahBlockSize = to_int(a.get("sah-block", "1"), "sah-block");
     args.minLeafSize = 1;
     args.maxLeafSize = to_int(a.get("max-leaf", "4"), "max-leaf");
     args.traversalCost = (float)atof(a.get("trav-cost", "1").c_str());

@@ -143,6 +143,8 @@ export async function embreeTrace(mesh: Mesh, jobs: readonly EmbreeJob[], o: Emb
 export interface EmbreeBvhOptions {
   arity: 2 | 4 | 8;
   maxLeafSize: number;
+  /** Embree's sahBlockSize: a leaf costs per started block of this many triangles (default 1). */
+  sahBlock?: number;
   traversalCost: number;
   intersectionCost: number;
   quality: 'low' | 'medium' | 'high';
@@ -154,7 +156,7 @@ export interface EmbreeBvhOptions {
 export async function embreeBuildBvh(mesh: Mesh, o: EmbreeBvhOptions): Promise<{ bvh: Bvh; buildMs: number[]; version: number }> {
   type Raw = { version: number; buildMs: number[]; bvh: Bvh };
   const args = ['buildbvh', '--arity', String(o.arity), '--max-leaf', String(o.maxLeafSize), '--trav-cost', String(o.traversalCost), '--int-cost', String(o.intersectionCost)];
-  args.push('--quality', o.quality, '--threads', String(o.threads), '--builds', String(o.builds ?? 1));
+  args.push('--sah-block', String(o.sahBlock ?? 1), '--quality', o.quality, '--threads', String(o.threads), '--builds', String(o.builds ?? 1));
   return runDriver<Raw>(
     args,
     async (tmp) => {
