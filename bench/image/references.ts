@@ -407,18 +407,6 @@ function rawBytes(img: Image): Buffer {
   return Buffer.from(img.data.buffer, img.data.byteOffset, img.data.byteLength);
 }
 
-/** The gray image Harris computes on, in f32 the way gray_u8 in pipelines.impala forms it (Rec. 601 weights, alpha ignored). */
-export function grayPlane(img: Image): Image {
-  const { width: w, height: h, channels: ch } = img;
-  const out = makeImage('f32', w, h, 1);
-  const f = Math.fround;
-  const v = (i: number, c: number) => f(img.data[i * ch + c]! * f(1 / 255));
-  for (let i = 0; i < w * h; i++) {
-    out.data[i] = ch < 3 ? v(i, 0) : f(f(f(f(0.299) * v(i, 0)) + f(f(0.587) * v(i, 1))) + f(f(0.114) * v(i, 2)));
-  }
-  return out;
-}
-
 // ------------------------------------------------------------ comparison
 
 export interface Agreement {
