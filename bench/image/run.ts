@@ -32,6 +32,7 @@ import { compileKernel, type Kernel } from '../../libs/image/host.ts';
 import { convertImage, type Image, makeImage } from '../../libs/image/image.ts';
 import { readImage } from '../../libs/image/io.ts';
 import { entryFunction, type Pipeline, type Variant } from '../../libs/image/variants.ts';
+import { xorshift32 } from '../../libs/shared/random.ts';
 import {
   type Agreement,
   buildTool,
@@ -123,14 +124,11 @@ async function loadInputs(size: number): Promise<Input[]> {
 /** A deterministic smooth gray pattern with noise, `size` pixels square. */
 function synthetic(size: number): Input {
   const plane = makeImage('u8', size, size, 1);
-  let s = 0x9e3779b9;
+  const next = xorshift32(0x9e3779b9);
   for (let y = 0; y < size; y++) {
     for (let x = 0; x < size; x++) {
-      s ^= s << 13;
-      s ^= s >>> 17;
-      s ^= s << 5;
       const smooth = 128 + 60 * Math.sin(x / 37) * Math.cos(y / 53);
-      plane.data[y * size + x] = Math.max(0, Math.min(255, Math.round(smooth + ((s >>> 0) % 64) - 32)));
+      plane.data[y * size + x] = Math.max(0, Math.min(255, Math.round(smooth + ((next() * 2 ** 32) % 64) - 32)));
     }
   }
   return { name: 'synthetic', image: plane };
@@ -144,13 +142,10 @@ function synthetic(size: number): Input {
 function withHoles(img: Image): Image {
   const colours = img.channels >= 3 ? 3 : 1;
   const out = makeImage('u8', img.width, img.height, colours + 1);
-  let s = 0x2545f491;
+  const next = xorshift32(0x2545f491);
   for (let i = 0; i < img.width * img.height; i++) {
     for (let k = 0; k < colours; k++) out.data[i * (colours + 1) + k] = img.data[i * img.channels + k]!;
-    s ^= s << 13;
-    s ^= s >>> 17;
-    s ^= s << 5;
-    out.data[i * (colours + 1) + colours] = (s >>> 0) % 16 === 0 ? 255 : 0;
+    out.data[i * (colours + 1) + colours] = (next() * 2 ** 32) % 16 === 0 ? 255 : 0;
   }
   return out;
 }
