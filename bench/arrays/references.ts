@@ -10,12 +10,11 @@
 //   vcycle: { rhs: Float64Array (n × n), n, levels, cycles, ssteps, merge, firstLevel? } → the solution from a zero guess after
 //           `cycles` V-cycles and the residual norms before and after each cycle; with firstLevel the finest level's work once
 //           (smoothing, residual and restriction, interpolation, smoothing) and no norms
-import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { byFile, cacheDir, type DebianPackage, exec, installMissing, missingPackages, notInstalled } from '../shared/native.ts';
+import { buildExecutable, byFile, cacheDir, type DebianPackage, exec, installMissing, missingPackages, notInstalled } from '../shared/native.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 
@@ -69,14 +68,7 @@ function cExecutable(): Promise<string> {
   cBuild ??= (async () => {
     const source = path.join(here, 'reference.c');
     const dir = await cacheDir('arrays', [source], `clang-19 ${C_FLAGS.join(' ')}\0${(await exec('clang-19', ['--version'])).stdout}`);
-    const exe = path.join(dir, 'reference');
-    if (existsSync(exe)) return exe;
-    // Built under a private name and renamed into place, so concurrent builds never see half a file.
-    const tmp = `${exe}.${process.pid}.tmp`;
-    const r = await exec('clang-19', [...C_FLAGS, '-o', tmp, source, '-lm']);
-    if (!r.ok) throw new Error(`building bench/arrays/reference.c with clang-19 failed:\n${r.stderr}`);
-    await rename(tmp, exe);
-    return exe;
+    return buildExecutable('clang-19', dir, 'reference', [...C_FLAGS, source, '-lm']);
   })();
   return cBuild;
 }

@@ -100,20 +100,26 @@ export async function cacheDir(group: string, sources: readonly string[], extra 
 }
 
 /**
- * Compiles `exe` into `dir` with g++ and `args` (sources, flags, libraries) unless it is
- * there; the build goes to a private name first and is renamed into place. A failure is one
- * line pointing at the compiler's output, kept next to where the executable would be.
+ * Compiles `exe` into `dir` with `compiler` and `args` (sources, flags, libraries) unless it
+ * is there; the build goes to a private name first and is renamed into place, so concurrent
+ * builds never see half a file. A failure is one line pointing at the compiler's output, kept
+ * next to where the executable would be.
  */
-export async function gxx(dir: string, exe: string, args: readonly string[]): Promise<string> {
+export async function buildExecutable(compiler: string, dir: string, exe: string, args: readonly string[]): Promise<string> {
   const file = path.join(dir, exe);
   if (existsSync(file)) return file;
   const tmp = `${file}.${process.pid}.tmp`;
-  const r = await exec('g++', [...args, '-o', tmp]);
+  const r = await exec(compiler, [...args, '-o', tmp]);
   if (!r.ok) {
     const log = `${file}.log`;
     await writeFile(log, r.stdout + r.stderr);
-    throw new Error(`building ${exe} with g++ failed; its output is in ${path.relative(process.cwd(), log)}`);
+    throw new Error(`building ${exe} with ${compiler} failed; its output is in ${path.relative(process.cwd(), log)}`);
   }
   await rename(tmp, file);
   return file;
+}
+
+/** `buildExecutable` with g++, which the C++ references are built with. */
+export function gxx(dir: string, exe: string, args: readonly string[]): Promise<string> {
+  return buildExecutable('g++', dir, exe, args);
 }
