@@ -25,6 +25,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { type CompiledLibrary, CompileFailure, compile, type NativeFunction } from '@anydsl/compiler';
+import { xorshift32 } from '../../libs/shared/random.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..', '..');
@@ -81,11 +82,8 @@ interface Kernel {
 /** Deterministic inputs in [0, 1). */
 function pseudoRandom(n: number, seed: number): Float32Array {
   const a = new Float32Array(n);
-  let s = seed >>> 0;
-  for (let i = 0; i < n; i++) {
-    s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
-    a[i] = (s >>> 8) / 2 ** 24;
-  }
+  const next = xorshift32(seed);
+  for (let i = 0; i < n; i++) a[i] = Math.floor(next() * 2 ** 24) / 2 ** 24;
   return a;
 }
 

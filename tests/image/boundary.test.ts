@@ -4,6 +4,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type CompiledLibrary, compile } from '@anydsl/compiler';
 import { librarySources } from '../../libs/image/host.ts';
+import { random } from '../random.ts';
 
 const entry = {
   path: 'wrap_entry.impala',
@@ -31,12 +32,9 @@ const SIZES = [1, 2, 3, 5, 17, 49, 1000, 4097, 2 ** 29 - 3];
 function coordinates(n: number): number[] {
   const near = [-2 * n - 1, -n - 1, -n, -2, -1, 0, 1, n - 1, n, n + 1, 2 * n - 1, 2 * n, 3 * n + 2, 4 * n, 6 * n, 959 * n];
   const far = [-(2 ** 31), -(2 ** 31) + 1, -(2 ** 30) - 7, 2 ** 30 + 11, 2 ** 31 - 2, 2 ** 31 - 1];
-  let s = n * 2654435761;
-  const random = Array.from({ length: 200 }, () => {
-    s = (s * 1103515245 + 12345) % 2 ** 31;
-    return s - 2 ** 30;
-  });
-  return [...near, ...far, ...random].filter((i) => i >= -(2 ** 31) && i < 2 ** 31);
+  const next = random(n);
+  const spread = Array.from({ length: 200 }, () => Math.floor(next() * 2 ** 31) - 2 ** 30);
+  return [...near, ...far, ...spread].filter((i) => i >= -(2 ** 31) && i < 2 ** 31);
 }
 
 describe('wrap_index', () => {

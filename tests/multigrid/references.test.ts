@@ -5,7 +5,9 @@
 import { describe, expect, it } from 'vitest';
 import { type Impl, IMPLS, relativeDifference, runReference } from '../../bench/arrays/references.ts';
 import { byFile, missingPackages } from '../../bench/shared/native.ts';
+import { pde1 } from '../arrays/reference.ts';
 import { residualNorm, vcycleReference } from './reference.ts';
+import { random } from '../random.ts';
 
 const PACKAGES: Record<Impl, string[]> = {
   c: await missingPackages([byFile('libomp-19-dev', '/usr/lib/llvm-19/lib/clang/19/include/omp.h')]),
@@ -13,36 +15,8 @@ const PACKAGES: Record<Impl, string[]> = {
 };
 
 function randomField(count: number, seed: number): Float64Array {
-  let s = seed >>> 0;
-  return new Float64Array(count).map(() => {
-    s = (Math.imul(s, 1103515245) + 12345) >>> 0;
-    return (s / 2 ** 32) * 2 - 1;
-  });
-}
-
-/** PDE1 as libs/arrays/README.md defines it. */
-function pde1(u0: Float64Array, f: Float64Array, n: number, iterations: number): Float64Array {
-  const u = u0.slice();
-  const h = 1 / (n - 1);
-  const h2 = h * h;
-  const at = (i: number, j: number, k: number) => (i * n + j) * n + k;
-  for (let it = 0; it < iterations; it++) {
-    for (const colour of [0, 1]) {
-      for (let i = 1; i < n - 1; i++) {
-        for (let j = 1; j < n - 1; j++) {
-          for (let k = 1; k < n - 1; k++) {
-            if ((i + j + k) % 2 !== colour) continue;
-            let s = 0;
-            s = s + (u[at(i - 1, j, k)]! + u[at(i + 1, j, k)]!);
-            s = s + (u[at(i, j - 1, k)]! + u[at(i, j + 1, k)]!);
-            s = s + (u[at(i, j, k - 1)]! + u[at(i, j, k + 1)]!);
-            u[at(i, j, k)] = (s + h2 * f[at(i, j, k)]!) * (1.0 / 6.0);
-          }
-        }
-      }
-    }
-  }
-  return u;
+  const next = random(seed);
+  return new Float64Array(count).map(() => next() * 2 - 1);
 }
 
 function board(width: number, height: number, alive: [number, number][]): Uint8Array {

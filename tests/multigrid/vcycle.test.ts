@@ -6,6 +6,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { compileMultigrid, compileVariant, type Multigrid, type MgVariant, sizeProblem, variantName } from '../../libs/multigrid/host.ts';
 import { residualNorm, vcycleReference } from './reference.ts';
+import { random } from '../random.ts';
 
 const LEVELS = 6;
 const SEQ: MgVariant = { levels: LEVELS, schedule: 'seq', merge: false };
@@ -23,11 +24,8 @@ beforeAll(async () => {
 /** A right-hand side of values in [−1, 1) from a seeded generator, and a zero initial guess. */
 function problem(n: number, seed: number): { u: Float64Array; f: Float64Array } {
   const f = new Float64Array(n * n);
-  let s = seed >>> 0;
-  for (let i = 0; i < n * n; i++) {
-    s = (Math.imul(s, 1103515245) + 12345) >>> 0;
-    f[i] = (s / 2 ** 32) * 2 - 1;
-  }
+  const next = random(seed);
+  for (let i = 0; i < n * n; i++) f[i] = next() * 2 - 1;
   return { u: new Float64Array(n * n), f };
 }
 
