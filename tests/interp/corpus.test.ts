@@ -31,8 +31,27 @@ function run(world: World, main: Continuation, p: CorpusProgram): void {
   expect(Number(BigInt.asUintN(8, r.result as bigint))).toBe(p.exitCode);
 }
 
+// Programs the interpreter cannot follow through every stage, and why; the native conformance
+// run (tests/conformance.test.ts) and tests/compat check them.
+const NOT_EVERY_STAGE: Record<string, string> = {
+  // `?x` is false before partial evaluation by definition; the program checks PE's answer.
+  compat_pe_forward: 'its result is what PE knows',
+  // The interpreter's C emulation cannot call back into Impala (tests/compat/runtime.test.ts runs it).
+  compat_runtime_taskgraph: 'the 2018 task graph calls back from C',
+  // rv_* mean W lanes; before vectorize the interpreter runs the body one lane at a time.
+  compat_rv_intrinsics: 'rv_* results depend on the vector width',
+  // After vectorize: masked loads and scatters are not emulated by the interpreter yet.
+  compat_vectorize_five_args: 'masked vector memory intrinsics',
+  compat_vectorize_lane_copies: 'masked vector memory intrinsics',
+};
+
 describe('interpreter on the conformance corpus', () => {
-  it.each(loadPrograms('pos').map((p) => [p.name, p] as const))('%s', (_name, p) => {
+  it('the programs left out exist', () => {
+    const names = loadPrograms('pos').map((p) => p.name);
+    for (const name of Object.keys(NOT_EVERY_STAGE)) expect(names).toContain(name);
+  });
+
+  it.each(loadPrograms('pos').filter((p) => !Object.hasOwn(NOT_EVERY_STAGE, p.name)).map((p) => [p.name, p] as const))('%s', (_name, p) => {
     const { world, main, sink } = emit(p);
     expect(verify(world).filter((m) => !m.startsWith('note:'))).toEqual([]);
     run(world, main, p);

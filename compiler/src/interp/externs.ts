@@ -219,6 +219,8 @@ const integer: Record<string, (bits: number, ...xs: bigint[]) => bigint> = {
 /** `llvm.<op>.<type suffix>`, applied lane by lane and rounded or wrapped to the result type. */
 function llvmMath(name: string): ExternFn | undefined {
   const op = name.split('.')[1] ?? '';
+  // A prefetch (the vectoriser's, ahead of streamed loads) is a hint with no effect on results.
+  if (op === 'prefetch') return () => undefined;
   const int = integer[op];
   if (int) {
     return (_ctx, args, callee) => {
