@@ -1,0 +1,147 @@
+// The TypeScript side of the GPU traversal (gpu.impala): the choice of device (the image
+// library's, libs/image/device.ts: `auto` prefers an NVIDIA GPU through CUDA, then an
+// OpenCL GPU, then PoCL's CPU device), the entry module of a device's two kernels (closest
+// and any hit; the platform picks the accelerator, so NVVM/PTX for CUDA, OpenCL C for
+// OpenCL), compiled with the library through the artifact cache, and scenes copied to the
+// device once and traced there. Only BVH2 scenes: the while-while loop is binary.
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { type CompiledLibrary, compile, type SourceFile } from '@anydsl/compiler';
+import { deviceRuntime, pickGpuDevice } from '../image/device.ts';
+import { librarySources } from './host.ts';
+import type { FlatScene } from './layout.ts';
+import { RAY_FLOATS, type Hits, type Rays } from './rays.ts';
+
+/** Runtime platforms (runtime/README.md: a device number is platform | (index << 4)). */
+const CUDA_PLATFORM = 1;
+const OPENCL_PLATFORM = 2;
+
+/** The library's sources with the GPU traversal. */
+export function gpuLibrarySources(): SourceFile[] {
+  const path = 'libs/raytrace/gpu.impala';
+  return [...librarySources(), { path, text: readFileSync(fileURLToPath(new URL('gpu.impala', import.meta.url)), 'utf8') }];
+}
+
+/** The exported name of a device's kernel entry. */
+export function gpuKernelName(device: number, anyHit: boolean): string {
+  return `rt_gpu_bvh2_${anyHit ? 'any' : 'closest'}_d${device}`;
+}
+
+/** The prelude accelerator of a CUDA or OpenCL runtime device. */
+function accelerator(device: number): string {
+  const platform = device & 15;
+  const index = device >> 4;
+  if (!Number.isInteger(device) || device < 0 || device >= 2 ** 31 || (platform !== CUDA_PLATFORM && platform !== OPENCL_PLATFORM)) {
+    throw new Error(`device ${device} is not a CUDA or OpenCL device (platform | (index << 4), platform 1 or 2)`);
+  }
+  return platform === CUDA_PLATFORM ? `nvvm_accelerator(${index})` : `opencl_accelerator(${index})`;
+}
+
+/** The entry module for `device`: closest-hit and any-hit kernels over a BVH2 in device memory, rays and hits on the host. */
+export function gpuEntryModule(device: number): SourceFile {
+  const acc = accelerator(device);
+  const entry = (anyHit: boolean) =>
+    `extern fn ${gpuKernelName(device, anyHit)}(nodes: &[f32], children: &[i32], tris: &[f32], ids: &[i32], root: i32, ` +
+    `n: i32, rays: &[f32], prim: &mut [i32], t: &mut [f32], u: &mut [f32], v: &mut [f32]) -> () {\n` +
+    `    trace_gpu(${acc}, ${device}, make_bvh2(nodes, children, tris, ids, root), ${anyHit}, n, rays, prim, t, u, v)\n}\n`;
+  return { path: 'raytrace_gpu_entry.impala', text: `${entry(false)}\n${entry(true)}` };
+}
+
+/** Where `trace --device` runs: the while-while kernel on a GPU device, or the CPU kernels of host.ts. */
+export type TraceDevice = { kind: 'gpu'; device: number; name: string } | { kind: 'host'; name: string };
+
+/** The requests `pickTraceDevice` takes (the accelerators optionally with an index, `opencl:1`). */
+export const DEVICE_REQUESTS = ['auto', 'cuda', 'opencl', 'host'] as const;
+
+/**
+ * The device for `request`: `host`, or the runtime's choice for `auto`, `cuda`, `opencl`
+ * (`cuda:1`, …). `auto` without any CUDA or OpenCL device is the host, saying why; a named
+ * platform that is not there throws the runtime's one line saying what to install.
+ */
+export async function pickTraceDevice(request: string): Promise<TraceDevice> {
+  if (request === 'host') return { kind: 'host', name: 'host CPU' };
+  try {
+    return { kind: 'gpu', ...(await pickGpuDevice(request)) };
+  } catch (e) {
+    // pickGpuDevice words its errors for the image library's gpu schedule.
+    const why = (e as Error).message.replace(/^the gpu schedule (cannot run: )?/, '');
+    if (request === 'auto') return { kind: 'host', name: `host CPU (no GPU: ${why.replace(/^needs a CUDA or OpenCL device, and there is none \((.*)\)$/, '$1')})` };
+    throw new Error(`--device ${request}: ${why.replace(/^device request "[^"]*": /, '')}`);
+  }
+}
+
+/** A scene in a device's memory: copied once, traced any number of times. */
+export interface GpuScene {
+  /** Traces `rays` into `hits` (prim −1 and t −1 for a miss; u and v when present): rays copied in, hits out. */
+  trace(rays: Rays, hits: Hits, options: { anyHit: boolean }): void;
+  /** Gives the device memory back; the scene cannot be traced afterwards. */
+  release(): void;
+}
+
+export interface GpuTracer {
+  /** The runtime device number (platform | (index << 4)). */
+  readonly device: number;
+  /** What the runtime calls it (`OpenCL 0: Portable Computing Language, …`). */
+  readonly deviceName: string;
+  /** Copies a BVH2 scene (flatten's arrays) to the device. */
+  upload(scene: FlatScene): GpuScene;
+  /** Microseconds the kernels of this tracer's module have run so far. */
+  kernelMicros(): number;
+  /** Microseconds of its copies to and from the device so far (the scene's included). */
+  copyMicros(): number;
+}
+
+/** Compiles the closest- and any-hit kernels for runtime `device` (one module, cached) at -O3. */
+export async function compileGpuTracer(device: number): Promise<GpuTracer> {
+  const entry = gpuEntryModule(device);
+  const library = await compile({ sources: [...gpuLibrarySources(), entry], options: { optLevel: 3 } });
+  return makeGpuTracer(device, library);
+}
+
+function makeGpuTracer(device: number, library: CompiledLibrary): GpuTracer {
+  const runtime = deviceRuntime(library.path);
+  const upload = library.fn('rt_gpu_upload');
+  const free = library.fn('rt_gpu_release');
+  const kernels = { closest: library.fn(gpuKernelName(device, false)), any: library.fn(gpuKernelName(device, true)) };
+  return {
+    device,
+    deviceName: runtime.name(device),
+    kernelMicros: runtime.kernelMicros,
+    copyMicros: runtime.copyMicros,
+    upload(scene) {
+      if (scene.arity !== 2) throw new Error(`the GPU traversal traces BVH2 scenes, not a scene flattened for BVH${scene.arity}`);
+      // A scene that is one leaf has no inner nodes; a device buffer is never empty.
+      const arrays = [scene.nodes, scene.children, scene.tris, scene.ids].map((a) => (a.length > 0 ? a : new Int32Array(1)));
+      const buffers = arrays.map((a) => ({ data: upload(device, a, a.byteLength) as unknown, bytes: a.byteLength }));
+      let live = true;
+      return {
+        trace(rays, hits, { anyHit }) {
+          if (!live) throw new Error('this GPU scene was released');
+          const n = rays.count;
+          if (rays.data.length < n * RAY_FLOATS) throw new Error(`${n} rays need ${n * RAY_FLOATS} floats, got ${rays.data.length}`);
+          for (const [name, a] of [['prim', hits.prim], ['t', hits.t], ['u', hits.u], ['v', hits.v]] as const) {
+            if (a && a.length < n) throw new Error(`hits.${name} holds ${a.length} entries for ${n} rays`);
+          }
+          if (n === 0) return;
+          // The kernel copies back exactly n entries of each.
+          const exact = <A extends Int32Array | Float32Array>(a: A | undefined, make: (n: number) => A): A => (a && a.length === n ? a : make(n));
+          const prim = exact(hits.prim, (k) => new Int32Array(k));
+          const t = exact(hits.t, (k) => new Float32Array(k));
+          const u = exact(hits.u, (k) => new Float32Array(k));
+          const v = exact(hits.v, (k) => new Float32Array(k));
+          const [nodes, children, tris, ids] = buffers.map((b) => b.data);
+          (anyHit ? kernels.any : kernels.closest)(nodes, children, tris, ids, scene.root, n, rays.data, prim, t, u, v);
+          if (prim !== hits.prim) hits.prim.set(prim);
+          if (t !== hits.t) hits.t.set(t);
+          if (hits.u && u !== hits.u) hits.u.set(u);
+          if (hits.v && v !== hits.v) hits.v.set(v);
+        },
+        release() {
+          if (!live) return;
+          live = false;
+          for (const b of buffers) free(device, b.data, b.bytes);
+        },
+      };
+    },
+  };
+}
