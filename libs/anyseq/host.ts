@@ -53,7 +53,7 @@ export interface Aligner {
 }
 
 /** Scores stay below this in 32-bit kernels, so that minus infinity (-2^30) minus a gap never wraps. */
-const LIMIT_32 = 2 ** 29;
+export const LIMIT_32 = 2 ** 29;
 
 /** The bounds a 16-bit pass's scores must stay within so that no operation saturated, or undefined when 16 bits cannot hold this scoring. */
 export function range16(params: AlignParams): { lo: number; hi: number } | undefined {
@@ -76,7 +76,7 @@ export function gapExtend(gaps: Gaps): number {
 }
 
 /** A bound on |H| over the whole matrix of an nq × nt problem. */
-function scoreBound(nq: number, nt: number, params: AlignParams): number {
+export function scoreBound(nq: number, nt: number, params: AlignParams): number {
   return (nq + nt + 1) * Math.max(maxAbsScore(params.sub), gapOpen(params.gaps), 1);
 }
 
@@ -173,7 +173,7 @@ function kernelsOf(o: Required<AlignerOptions>): Kernel[] {
 }
 
 /** Checks the parameters against the aligner's kernels; a message for a user. */
-function checkParams(o: Required<AlignerOptions>, params: AlignParams): void {
+export function checkParams(o: Pick<AlignerOptions, 'gaps' | 'substitution'>, params: AlignParams): void {
   checkGaps(params.gaps);
   if (params.gaps.kind !== o.gaps) throw new Error(`this aligner was compiled for ${o.gaps} gaps, got ${params.gaps.kind} ones`);
   if (o.substitution === 'simple' && !simpleScores(params.sub)) {
@@ -183,7 +183,7 @@ function checkParams(o: Required<AlignerOptions>, params: AlignParams): void {
   if (!Number.isInteger(threads) || threads < 0) throw new Error(`threads must be a non-negative integer, got ${threads}`);
 }
 
-function checkCodes(seq: Uint8Array, sub: Substitution, what: string): void {
+export function checkCodes(seq: Uint8Array, sub: Substitution, what: string): void {
   for (let i = 0; i < seq.length; i++) {
     if (seq[i]! >= sub.size) throw new Error(`${what} has residue code ${seq[i]} at ${i}, outside the alphabet of ${sub.size} codes`);
   }
