@@ -1,6 +1,7 @@
 // `trace`: renders a triangle mesh with the Impala ray-tracing library (primary rays and
 // ambient occlusion by default), or traces a user's rays against it for scripting, times
 // the paper's workloads (--bench) and checks hits and speed against Embree (--compare).
+// `--device` traces on a GPU instead (libs/raytrace/gpu.ts: the BVH2 while-while kernel).
 import os from 'node:os';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { checkOutputPath, writeFileAtomic } from '@anydsl/compiler';
@@ -8,6 +9,7 @@ import { describeAgreement, EMBREE_MODE_TITLES, EMBREE_MODES, EMBREE_TITLE, embr
 import { median, timeEach } from '../../../libs/image/bench.ts';
 import { buildBvh } from '../../../libs/raytrace/bvh.ts';
 import { type Camera, parseCamera, sceneCamera, sceneName } from '../../../libs/raytrace/camera.ts';
+import { compileGpuTracer, pickTraceDevice, type TraceDevice } from '../../../libs/raytrace/gpu.ts';
 import { compileTracers, flatten, TRAVERSAL_DESCRIPTIONS, type Traversal, TRAVERSALS } from '../../../libs/raytrace/host.ts';
 import type { Mesh } from '../../../libs/raytrace/mesh.ts';
 import { loadObj } from '../../../libs/raytrace/obj.ts';
@@ -37,6 +39,7 @@ interface Options {
   bench?: number;
   compare?: 'embree';
   threads: number;
+  device?: string;
 }
 
 function cameraOption(value: string): Camera {
@@ -68,6 +71,7 @@ function command(): Command {
     .option('--bench <runs>', `time the tracer over N more runs (at most ${MAX_BENCH_RUNS}) and print the median Mrays/s of each workload (primary, AO, diffuse; or the --rays)`, integerFrom(1, MAX_BENCH_RUNS))
     .addOption(new Option('--compare <reference>', `trace the same rays with ${EMBREE_TITLE} (Debian's libembree-dev): hit agreement and speed ratio (medians of --bench or ${COMPARE_RUNS} runs)`).choices(['embree']))
     .option('--threads <n>', 'threads tracing (ours and the reference)', integerFrom(1, 1024), os.availableParallelism())
+    .option('--device <device>', 'where the rays are traced: host (the CPU kernels), or the BVH2 while-while kernel on cuda, opencl (either with an index, opencl:1) or auto (an NVIDIA GPU, else an OpenCL GPU, else PoCL on the CPU, else the host); --bench then reports kernel and copy time apart (default: ANYDSL_DEVICE, else host)')
     .addHelpText('after', [
       '',
       'Examples:',
@@ -77,10 +81,33 @@ function command(): Command {
       '  trace --rays rays.txt --hits hits.txt scene.obj',
       '  trace --rays shadow.txt --any-hit --hits occluded.txt scene.obj',
       '  trace --bvh8 --bench 10 --compare embree sponza.obj -o sponza.png',
+      '  trace --device opencl --bench 5 scene.obj -o scene.png',
       '',
     ].join('\n'))
     .exitOverride()
     .configureOutput({ writeErr: (s) => process.stderr.write(s) });
+}
+
+/** Per trace on a GPU, from the runtime's counters: microseconds in kernels and in copies. */
+interface DeviceTimes {
+  kernel: number[];
+  copy: number[];
+}
+
+/** The GPU tracer for the mesh: the BVH2 built, flattened and copied to the device once, both kernels compiled. */
+async function gpuTracer(mesh: Mesh, device: Extract<TraceDevice, { kind: 'gpu' }>, times: DeviceTimes): Promise<TraceFn> {
+  const tracer = await during(`compiling the BVH2 while-while kernels for ${device.name}`, () => compileGpuTracer(device.device));
+  const scene = await during(`building the BVH2 of ${mesh.triangleCount} triangles and copying it to the device`, async () =>
+    tracer.upload(flatten(buildBvh(mesh, { arity: 2 }), mesh)),
+  );
+  return async (rays, anyHit) => {
+    const hits = makeHits(rays.count);
+    const [kernel, copy] = [tracer.kernelMicros(), tracer.copyMicros()];
+    scene.trace(rays, hits, { anyHit });
+    times.kernel.push(tracer.kernelMicros() - kernel);
+    times.copy.push(tracer.copyMicros() - copy);
+    return hits;
+  };
 }
 
 /** Our tracer for the mesh: the tree built and flattened once, closest- and any-hit kernels compiled. */
@@ -122,13 +149,19 @@ interface RaySet {
   hits: Hits;
 }
 
-async function benchAndCompare(mesh: Mesh, sets: readonly RaySet[], trace: TraceFn, o: Options, arity: 2 | 4 | 8): Promise<void> {
+async function benchAndCompare(mesh: Mesh, sets: readonly RaySet[], trace: TraceFn, o: Options, arity: 2 | 4 | 8, kernels: string, device?: DeviceTimes): Promise<void> {
   const runs = o.bench ?? COMPARE_RUNS;
   const ours = new Map<string, number[]>();
   for (const s of sets) {
+    if (device) device.kernel.length = device.copy.length = 0;
     const times = await timeTrace(trace, s.rays, s.anyHit, runs, `timing ${s.name}`);
     ours.set(s.name, times);
-    console.log(`${s.name}: ${s.rays.count} rays, ${s.anyHit ? 'any hit' : 'closest hit'}: ${mrays(s.rays.count, times).toFixed(2)} Mrays/s (median of ${runs} runs, BVH${arity} ${o.traversal}, ${o.threads} thread${o.threads > 1 ? 's' : ''})`);
+    console.log(`${s.name}: ${s.rays.count} rays, ${s.anyHit ? 'any hit' : 'closest hit'}: ${mrays(s.rays.count, times).toFixed(2)} Mrays/s (median of ${runs} runs, ${kernels})`);
+    if (device) {
+      // The last `runs` traces are the timed ones; the runtime counts microseconds.
+      const [kernel, copy] = [median(device.kernel.slice(-runs)) / 1e3, median(device.copy.slice(-runs)) / 1e3];
+      console.log(`  on the device: kernel ${kernel.toFixed(2)} ms (${(s.rays.count / kernel / 1e3).toFixed(2)} Mrays/s), copies of rays in and hits out ${copy.toFixed(2)} ms (medians per run)`);
+    }
   }
   if (!o.compare || arity === 2) return;
   const result = await during(`${EMBREE_TITLE}: building the BVH${arity} and tracing ${sets.length} ray set${sets.length > 1 ? 's' : ''} ${EMBREE_MODES.length} ways`, () =>
@@ -161,6 +194,12 @@ export async function main(argv: string[]): Promise<number> {
     if ((o.rays === undefined) !== (o.hits === undefined)) throw new Error(o.rays ? '--rays needs --hits FILE for the results' : '--hits needs --rays FILE to trace');
     if (o.anyHit && !o.rays) throw new Error('--any-hit applies to --rays; a render traces both kinds');
     if (!o.output && !o.rays) throw new Error('nothing to do: give -o FILE to render an image, or --rays FILE --hits FILE to trace rays');
+    const device = await pickTraceDevice(o.device ?? (process.env.ANYDSL_DEVICE || 'host'));
+    if (device.kind === 'gpu') {
+      if (o.bvh4 || o.bvh8) throw new Error(`the GPU traces a BVH2 (while-while); drop --bvh${o.bvh4 ? 4 : 8} or use --device host`);
+      if (program.getOptionValueSource('traversal') === 'cli') throw new Error('--traversal chooses among the CPU loops; the GPU runs the while-while loop (use --device host)');
+      if (o.compare) throw new Error(`--compare embree compares the CPU kernels with ${EMBREE_TITLE}; use --device host`);
+    }
     if (o.compare && arity === 2) throw new Error(`${EMBREE_TITLE} has BVH4 and BVH8 kernels only; compare with --bvh4 or --bvh8`);
     // Every output is checked before any work.
     const image = o.output ? await imageOutput(o.output) : undefined;
@@ -169,7 +208,10 @@ export async function main(argv: string[]): Promise<number> {
     if (o.compare) await during(`preparing ${EMBREE_TITLE}`, () => embreeDriver());
     const mesh = await during(`reading ${file}`, () => loadObj(file));
     if (mesh.triangleCount === 0) throw new Error(`${file}: the scene has no triangles`);
-    const trace = await ourTracer(mesh, arity, o.traversal, o.threads);
+    const deviceTimes: DeviceTimes | undefined = device.kind === 'gpu' ? { kernel: [], copy: [] } : undefined;
+    const trace = device.kind === 'gpu' ? await gpuTracer(mesh, device, deviceTimes!) : await ourTracer(mesh, arity, o.traversal, o.threads);
+    if (o.device !== undefined || device.kind === 'gpu') console.log(`tracing on ${device.name}`);
+    const kernels = device.kind === 'gpu' ? 'BVH2 while-while' : `BVH${arity} ${o.traversal}, ${o.threads} thread${o.threads > 1 ? 's' : ''}`;
     const camera = o.camera ?? sceneCamera(sceneName(file), mesh.bounds(), o.width / o.height);
 
     if (image) {
@@ -183,7 +225,7 @@ export async function main(argv: string[]): Promise<number> {
       }
       const ms = Number(process.hrtime.bigint() - start) / 1e6;
       await writeImage(image, result.image);
-      console.log(`wrote ${o.output} (${o.width}×${o.height}, ${o.shade}, BVH${arity} ${o.traversal}, ${mesh.triangleCount} triangles): ${result.rays} rays in ${ms.toFixed(0)} ms, ${(result.rays / ms / 1e3).toFixed(2)} Mrays/s with shading`);
+      console.log(`wrote ${o.output} (${o.width}×${o.height}, ${o.shade}, ${device.kind === 'gpu' ? 'BVH2 while-while' : `BVH${arity} ${o.traversal}`}, ${mesh.triangleCount} triangles): ${result.rays} rays in ${ms.toFixed(0)} ms, ${(result.rays / ms / 1e3).toFixed(2)} Mrays/s with shading`);
     }
 
     if (userRays && hitsPath) {
@@ -193,7 +235,7 @@ export async function main(argv: string[]): Promise<number> {
       let hit = 0;
       for (const p of hits.prim) if (p >= 0) hit++;
       console.log(`wrote ${o.hits} (${userRays.count} rays, ${hit} ${anyHit ? 'occluded' : 'hit'})`);
-      if (o.bench || o.compare) await benchAndCompare(mesh, [{ name: 'rays', rays: userRays, anyHit, hits }], trace, o, arity);
+      if (o.bench || o.compare) await benchAndCompare(mesh, [{ name: 'rays', rays: userRays, anyHit, hits }], trace, o, arity, kernels, deviceTimes);
       return;
     }
 
@@ -201,7 +243,7 @@ export async function main(argv: string[]): Promise<number> {
       const sets = await during('generating the primary, AO and diffuse rays', () => generateWorkloads(mesh, { camera, width: o.width, height: o.height, seed: 1, aoSamples: 1 }, trace));
       const withHits: RaySet[] = [];
       for (const w of WORKLOADS) withHits.push({ name: w, rays: sets[w], anyHit: ANY_HIT[w], hits: await trace(sets[w], ANY_HIT[w]) });
-      await benchAndCompare(mesh, withHits, trace, o, arity);
+      await benchAndCompare(mesh, withHits, trace, o, arity, kernels, deviceTimes);
     }
   });
 }

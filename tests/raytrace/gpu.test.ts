@@ -1,0 +1,198 @@
+// The GPU traversal (libs/raytrace/gpu.impala, the BVH2 while-while loop) on OpenCL device 0
+// (PoCL's CPU device on a machine without a GPU), against the brute-force reference by the
+// kernels' agreement rule (compareHits) on the CPU kernel tests' scenes and rays
+// (kernels-cases.ts: random and degenerate rays, tmin/tmax cut at the hit, a grid of shared
+// edges, a scene that is one leaf, leaves of many blocks, generated scenes with spatial
+// splits), closest and any hit, each scene copied to the device once and traced several
+// times. Skipped with the reason where there is no OpenCL device. The same kernels for
+// CUDA (NVVM) must give PTX that `ptxas -arch=sm_90` accepts, with the traversal stack one
+// array in local memory; skipped with a message where ptxas is not on the PATH. And the
+// `trace` app's --device: one line for a platform that is not there, the same hits on
+// the GPU as the reference.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main as trace } from '../../apps/trace/src/main.ts';
+import { findPtxas } from '../../compiler/src/driver/device-code.ts';
+import { compileToLLVM } from '../../compiler/src/driver/pipeline.ts';
+import { buildBvh } from '../../libs/raytrace/bvh.ts';
+import { compileGpuTracer, type GpuScene, type GpuTracer, gpuEntryModule, gpuLibrarySources, pickTraceDevice } from '../../libs/raytrace/gpu.ts';
+import { flatten } from '../../libs/raytrace/host.ts';
+import type { Mesh } from '../../libs/raytrace/mesh.ts';
+import { proceduralScene } from '../../libs/raytrace/procedural.ts';
+import { formatFloat32, formatRaysText, makeHits, type Rays, readHits } from '../../libs/raytrace/rays.ts';
+import { compareHits, traceBruteForce } from '../../libs/raytrace/reference.ts';
+import { runApp } from '../image/support.ts';
+import { gridScene, testRays, tmaxLimited } from './kernels-cases.ts';
+import { randomRays } from './rays-random.ts';
+
+/** OpenCL device 0, as ANYDSL_DEVICE=opencl picks it. */
+const OPENCL_0 = 2;
+const missing = await pickTraceDevice('opencl').then(
+  () => null,
+  (e: Error) => e.message,
+);
+
+/** Closest and any hit of `rays` on the device agree with the reference; closest hits' barycentrics lie in the triangle. */
+function expectGpuAgreement(scene: GpuScene, mesh: Mesh, rays: Rays, what: string): void {
+  for (const anyHit of [false, true]) {
+    const hits = makeHits(rays.count);
+    hits.u = new Float32Array(rays.count);
+    hits.v = new Float32Array(rays.count);
+    scene.trace(rays, hits, { anyHit });
+    const bad = compareHits(mesh, rays, traceBruteForce(mesh, rays, { anyHit }), hits, { anyHit });
+    if (bad.length > 0) {
+      const r = bad[0]!.ray;
+      expect.fail(`${anyHit ? 'any' : 'closest'} hit, ${what}: ${bad.length} of ${rays.count} rays disagree; ray ${r} (${Array.from(rays.data.subarray(8 * r, 8 * r + 8)).join(' ')}): expected ${JSON.stringify(bad[0]!.expected)}, got ${JSON.stringify(bad[0]!.actual)}`);
+    }
+    for (let i = 0; i < rays.count; i++) {
+      if (hits.prim[i]! < 0) expect(hits.t[i], `${what}: miss ${i}`).toBe(-1);
+      else if (!anyHit) {
+        const u = hits.u[i]!, v = hits.v[i]!;
+        expect(u >= -1e-6 && v >= -1e-6 && u + v <= 1 + 1e-5, `${what}: barycentrics of ray ${i}: ${u} ${v}`).toBe(true);
+      }
+    }
+  }
+}
+
+/** The mesh's BVH2 (leaves of up to `maxLeafSize` triangles) on the device. */
+function upload(tracer: GpuTracer, mesh: Mesh, maxLeafSize = 4, spatialSplits = false): GpuScene {
+  return tracer.upload(flatten(buildBvh(mesh, { arity: 2, maxLeafSize, spatialSplits }), mesh));
+}
+
+describe.skipIf(missing !== null)(`the BVH2 while-while kernel on OpenCL 0${missing ? ` (skipped: ${missing})` : ''}`, () => {
+  let tracer: GpuTracer;
+  // One module of two kernels; minutes on a busy machine with a cold cache.
+  beforeAll(async () => {
+    tracer = await compileGpuTracer(OPENCL_0);
+  }, 600_000);
+
+  it('procedural scene and grid: random and degenerate rays, then tmin/tmax cut at the hit; kernel and copy time counted', () => {
+    expect(tracer.deviceName).toMatch(/^OpenCL 0: /);
+    const before = [tracer.kernelMicros(), tracer.copyMicros()];
+    for (const [mesh, seed, count, what] of [
+      [proceduralScene({ triangles: 900, seed: 13 }), 5, 60, 'procedural scene'],
+      [gridScene(6), 9, 50, 'grid scene'],
+    ] as const) {
+      const scene = upload(tracer, mesh);
+      const rays = testRays(mesh, seed, count);
+      expectGpuAgreement(scene, mesh, rays, what);
+      expectGpuAgreement(scene, mesh, tmaxLimited(mesh, rays), `${what}, tmin/tmax at the hit`);
+      scene.release();
+    }
+    expect(tracer.kernelMicros()).toBeGreaterThan(before[0]!);
+    expect(tracer.copyMicros()).toBeGreaterThan(before[1]!);
+  });
+
+  it('tiny scenes (the root a leaf), leaves of many blocks, generated scenes with and without spatial splits (fast-check)', () => {
+    for (const triangles of [1, 3, 5]) {
+      const mesh = proceduralScene({ triangles, seed: triangles });
+      expectGpuAgreement(upload(tracer, mesh), mesh, testRays(mesh, triangles, 20), `${triangles} triangle(s)`);
+    }
+    const big = proceduralScene({ triangles: 400, seed: 3 });
+    expectGpuAgreement(upload(tracer, big, 200), big, testRays(big, 4, 20), 'leaves of 200 triangles');
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 600 }),
+        fc.integer({ min: 1, max: 2 ** 30 }),
+        fc.integer({ min: 1, max: 2 ** 30 }),
+        fc.integer({ min: 1, max: 8 }),
+        fc.boolean(),
+        (triangles, sceneSeed, raySeed, maxLeafSize, spatialSplits) => {
+          const mesh = proceduralScene({ triangles, seed: sceneSeed, degenerateFraction: 0.05 });
+          const scene = upload(tracer, mesh, maxLeafSize, spatialSplits);
+          expectGpuAgreement(scene, mesh, testRays(mesh, raySeed, 8), `${triangles} triangles (seed ${sceneSeed}), leaves ≤ ${maxLeafSize}${spatialSplits ? ', spatial splits' : ''}`);
+          scene.release();
+        },
+      ),
+      { numRuns: 8, seed: 0x6c },
+    );
+  });
+
+  it('traces no rays, refuses other arities and a released scene', () => {
+    const mesh = proceduralScene({ triangles: 50, seed: 7 });
+    const scene = upload(tracer, mesh);
+    const none = makeHits(0);
+    scene.trace({ count: 0, data: new Float32Array(0) }, none, { anyHit: false });
+    scene.release();
+    expect(() => scene.trace(testRays(mesh, 1, 1), makeHits(6), { anyHit: false })).toThrow(/^this GPU scene was released$/);
+    expect(() => tracer.upload(flatten(buildBvh(mesh, { arity: 4 }), mesh))).toThrow(/^the GPU traversal traces BVH2 scenes, not a scene flattened for BVH4$/);
+  });
+});
+
+const ptxas = findPtxas();
+if (!ptxas) console.warn('tests/raytrace/gpu: ptxas is not on the PATH, so the PTX of the NVVM traversal is not assembled');
+
+describe.skipIf(!ptxas)('the BVH2 while-while kernel for CUDA', () => {
+  it('compiles to PTX that ptxas -arch=sm_90 accepts, its stack one array in local memory', () => {
+    // compileToLLVM assembles the PTX with ptxas and fails on its errors.
+    const r = compileToLLVM([...gpuLibrarySources(), gpuEntryModule(1)], { optLevel: 3 });
+    if (!r.ok) expect.fail(r.diagnostics.map((d) => d.message).join('\n'));
+    const ptx = r.device.find((d) => d.target === 'nvvm')!;
+    expect(ptx.code).toMatch(/\.target sm_90/);
+    const entries = [...ptx.code.matchAll(/\.entry (nvvm_kernel_\d+)\(/g)].map((m) => m[1]);
+    expect(entries).toEqual(['nvvm_kernel_0', 'nvvm_kernel_1']);
+    // 256 entries of 4 bytes, not copies of the whole stack at each push.
+    const depots = [...ptx.code.matchAll(/__local_depot\d+\[(\d+)\]/g)].map((m) => Number(m[1]));
+    expect(depots).toHaveLength(2);
+    for (const bytes of depots) expect(bytes).toBeLessThanOrEqual(1024 + 64);
+  }, 600_000);
+});
+
+describe('trace --device', () => {
+  const mesh = proceduralScene({ triangles: 300, seed: 21 });
+  let dir: string;
+  const file = (name: string) => path.join(dir, name);
+  beforeAll(() => {
+    dir = mkdtempSync(path.join(os.tmpdir(), 'trace-gpu-'));
+    const lines: string[] = [];
+    for (let i = 0; i < mesh.positions.length; i += 3) lines.push(`v ${[0, 1, 2].map((k) => formatFloat32(mesh.positions[i + k]!)).join(' ')}`);
+    for (let i = 0; i < mesh.triangles.length; i += 3) lines.push(`f ${mesh.triangles[i]! + 1} ${mesh.triangles[i + 1]! + 1} ${mesh.triangles[i + 2]! + 1}`);
+    writeFileSync(file('scene.obj'), `${lines.join('\n')}\n`);
+    writeFileSync(file('rays.txt'), formatRaysText(randomRays(mesh, 200, 5)));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('names what to install when the platform is not there, and refuses CPU-only choices on a GPU, in one line', async () => {
+    const args = ['--rays', file('rays.txt'), '--hits', file('hits.txt'), file('scene.obj')];
+    const cuda = await pickTraceDevice('cuda').then(
+      () => null,
+      (e: Error) => e.message,
+    );
+    if (cuda !== null) {
+      expect(cuda).toMatch(/^--device cuda: .*install/);
+      const r = await runApp(trace, ['--device', 'cuda', ...args]);
+      expect(r).toMatchObject({ code: 1, out: '' });
+      expect(r.err).toBe(`trace: ${cuda}\n`);
+    }
+    const bad = await runApp(trace, ['--device', 'gpu', ...args]);
+    expect(bad.code).toBe(1);
+    expect(bad.err).toMatch(/^trace: --device gpu: expected auto, cuda, opencl or host[^\n]*\n$/);
+    if (missing === null) {
+      for (const [flags, message] of [
+        [['--bvh4'], 'the GPU traces a BVH2 (while-while); drop --bvh4 or use --device host'],
+        [['--traversal', 'packet'], '--traversal chooses among the CPU loops; the GPU runs the while-while loop (use --device host)'],
+      ] as const) {
+        const r = await runApp(trace, ['--device', 'opencl', ...flags, ...args]);
+        expect(r).toEqual({ code: 1, out: '', err: `trace: ${message}\n` });
+      }
+    }
+  });
+
+  it.skipIf(missing !== null)('opencl traces --rays into the reference\'s hits, closest and any, and --bench reports kernel and copy time', async () => {
+    const rays = randomRays(mesh, 200, 5);
+    for (const anyHit of [false, true]) {
+      const r = await runApp(trace, ['--device', 'opencl', ...(anyHit ? ['--any-hit'] : []), '--rays', file('rays.txt'), '--hits', file('hits.txt'), file('scene.obj')]);
+      expect(r.err).toBe('');
+      expect(r.code).toBe(0);
+      expect(r.out).toMatch(/^tracing on OpenCL 0: /);
+      const hits = await readHits(file('hits.txt'), anyHit);
+      expect(compareHits(mesh, rays, traceBruteForce(mesh, rays, { anyHit }), hits, { anyHit })).toEqual([]);
+    }
+    const r = await runApp(trace, ['--device', 'opencl', '--bench', '2', '--rays', file('rays.txt'), '--hits', file('hits.txt'), file('scene.obj')]);
+    expect(r.code).toBe(0);
+    expect(r.out).toMatch(/rays: 200 rays, closest hit: [\d.]+ Mrays\/s \(median of 2 runs, BVH2 while-while\)\n {2}on the device: kernel [\d.]+ ms \([\d.]+ Mrays\/s\), copies of rays in and hits out [\d.]+ ms/);
+  });
+});
