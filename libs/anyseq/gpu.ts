@@ -5,7 +5,7 @@
 // runtime (libs/image/device.ts).
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { compile, type NativeFunction } from '@anydsl/compiler';
+import { compile, type NativeFunction, type SourceFile } from '@anydsl/compiler';
 import { deviceRuntime, pickGpuDevice } from '../image/device.ts';
 import { type AlignParams, checkCodes, checkParams, gapExtend, gapOpen, LIMIT_32, librarySources, type PassResult, scoreBound } from './host.ts';
 import type { GapKind, SubstKind } from './kernels.ts';
@@ -89,17 +89,17 @@ function makeGpuAligner(k: GpuKernel, fn: NativeFunction, libraryPath: string): 
   };
 }
 
-/** The library's sources with the GPU schedule. */
-function gpuSources() {
-  const text = readFileSync(fileURLToPath(new URL('gpu.impala', import.meta.url)), 'utf8');
-  return [...librarySources(), { path: 'libs/anyseq/gpu.impala', text }];
+/** The module of `kernels`: the library, the GPU schedule and an entry per kernel. */
+export function gpuModuleSources(kernels: readonly GpuKernel[], tiles: GpuTiles = GPU_TILES): SourceFile[] {
+  const unique = [...new Map(kernels.map((k) => [gpuKernelName(k), k])).values()];
+  const gpu = readFileSync(fileURLToPath(new URL('gpu.impala', import.meta.url)), 'utf8');
+  const entries = unique.map((k) => gpuEntryFunction(k, tiles)).join('\n\n') + '\n';
+  return [...librarySources(), { path: 'libs/anyseq/gpu.impala', text: gpu }, { path: 'anyseq_gpu_entry.impala', text: entries }];
 }
 
 /** Compiles `kernels` in one module at -O3 (cached); `tiles` other than GPU_TILES for tests of the tiling. */
 export async function compileGpuAligners(kernels: readonly GpuKernel[], tiles: GpuTiles = GPU_TILES): Promise<GpuAligner[]> {
-  const unique = [...new Map(kernels.map((k) => [gpuKernelName(k), k])).values()];
-  const text = unique.map((k) => gpuEntryFunction(k, tiles)).join('\n\n') + '\n';
-  const library = await compile({ sources: [...gpuSources(), { path: 'anyseq_gpu_entry.impala', text }], options: { optLevel: 3 } });
+  const library = await compile({ sources: gpuModuleSources(kernels, tiles), options: { optLevel: 3 } });
   return kernels.map((k) => makeGpuAligner(k, library.fn(gpuKernelName(k)), library.path));
 }
 
