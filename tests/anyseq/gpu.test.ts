@@ -114,7 +114,7 @@ describe.skipIf(!ptxas)(`the GPU schedule for CUDA${ptxas ? '' : ' (skipped: ptx
   it('compiles every mode × gap model and the matrix scheme to PTX that ptxas -arch=sm_90 accepts, tiles in shared memory', () => {
     // compileToLLVM assembles the PTX with ptxas and fails on its errors.
     const r = compileToLLVM(gpuModuleSources([...SIMPLE, ...MATRIX].map(on(CUDA_0))), { optLevel: 3 });
-    if (!r.ok) throw new Error(r.diagnostics.map((d) => `${d.span?.path ?? ''}:${d.span?.line ?? '?'}: ${d.message}`).join('\n'));
+    if (!r.ok) throw new Error(r.diagnostics.map((d) => `${d.span?.file ?? ''}:${d.span?.line ?? '?'}: ${d.message}`).join('\n'));
     const ptx = r.device.find((d) => d.target === 'nvvm')!;
     expect(ptx.code).toMatch(/\.target sm_90/);
     // Per kernel: the borders' set-up and the tiles' launch.

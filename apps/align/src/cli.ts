@@ -26,6 +26,7 @@ import {
 import type { AlignResult, ScoreResult } from '../../../libs/anyseq/reference.ts';
 import { during, integerFrom, progress, runCommand } from '../../shared/cli.ts';
 import { type Engine, makeEngine, type ScheduleChoice } from './engine.ts';
+import { pickAlignDevice } from '../../../libs/anyseq/gpu.ts';
 import { SCHEDULES } from '../../../libs/anyseq/kernels.ts';
 
 interface Options {
@@ -47,6 +48,7 @@ interface Options {
   bench?: number;
   compare?: AlignReference;
   schedule: ScheduleChoice;
+  device?: string;
 }
 
 /** The most --bench runs. */
@@ -83,6 +85,7 @@ export function buildCommand(): Command {
         .choices(['auto', ...SCHEDULES])
         .default('auto'),
     )
+    .option('--device <device>', 'where the kernels run: host (the CPU schedules; the default, or ANYDSL_DEVICE when set), cuda or opencl (the GPU schedule, scores only: a kernel per anti-diagonal of tiles; optionally :index, e.g. cuda:1), auto (an NVIDIA GPU, else an OpenCL device, else the host); the device chosen is named in the summary')
     .option('--threads <n>', 'threads for the kernels', integerFrom(1, 1024), os.availableParallelism())
     .addOption(new Option('--format <format>', `pretty: EMBOSS-like text; tsv: one line per pair (${tsvColumns(false).join(', ')}; with --score-only ${tsvColumns(true).slice(5).join(', ')}); sam: SAM with CIGAR and AS:i:; json`).choices(OUTPUT_FORMATS).default('pretty'))
     .option('-o, --output <file>', 'write the output here (replaced only once complete) instead of standard output')
@@ -101,6 +104,7 @@ export function buildCommand(): Command {
         '  align queries.fa proteome.fa.xz --mode local --matrix BLOSUM62 --score-only --format tsv',
         '  align a.fq.gz b.fq.gz --pairwise --format sam -o out.sam',
         '  align genome1.fa.gz genome2.fa.gz --score-only --bench 3',
+        '  align genome1.fa genome2.fa --score-only --device cuda --bench 3   (GCUPS, kernel and copy time)',
         '  align a.fa b.fa --compare parasail',
         '',
       ].join('\n'),
@@ -187,7 +191,8 @@ export async function main(argv: string[]): Promise<number> {
     const scoreOnly = !!o.scoreOnly;
 
     const work = pairs.map(([i, j]) => [qs[i]!, ts[j]!] as const);
-    const engine = await during('compiling the alignment kernels (cached afterwards)', () => makeEngine(settings, work, { threads: o.threads, scoreOnly, schedule: o.schedule }));
+    const device = await pickAlignDevice(o.device);
+    const engine = await during('compiling the alignment kernels (cached afterwards)', () => makeEngine(settings, work, { threads: o.threads, scoreOnly, schedule: o.schedule, device }));
     const what = `${pairs.length} pair${pairs.length === 1 ? '' : 's'}, ${settings.mode}, ${gaps.kind}, ${scoreOnly ? 'score only' : 'with traceback'}`;
     const start = process.hrtime.bigint();
     const results = alignAll(engine, work, `aligning ${what}`);
@@ -226,15 +231,24 @@ export async function main(argv: string[]): Promise<number> {
     if (runs) {
       const bar = progress(`timing ${runs} runs`, runs);
       const times: number[] = [];
+      const kernelMs: number[] = [];
+      const copyMs: number[] = [];
       for (let k = 0; k < runs; k++) {
+        const [k0, c0] = [engine.device?.kernelMicros() ?? 0, engine.device?.copyMicros() ?? 0];
         const t0 = process.hrtime.bigint();
         alignAll(engine, work);
         times.push(Number(process.hrtime.bigint() - t0) / 1e6);
+        kernelMs.push(((engine.device?.kernelMicros() ?? 0) - k0) / 1e3);
+        copyMs.push(((engine.device?.copyMicros() ?? 0) - c0) / 1e3);
         bar.update(k + 1);
       }
       bar.stop();
       ourMs = median(times);
       say(`${engine.about}: ${what}, ${(cells / 1e6).toFixed(1)} M cells: median ${ourMs.toFixed(1)} ms over ${runs} runs, ${gcups(cells, ourMs)} GCUPS`);
+      if (engine.device) {
+        const km = median(kernelMs);
+        say(`  on the device: kernels ${km.toFixed(1)} ms (${gcups(cells, km)} GCUPS), copies ${median(copyMs).toFixed(1)} ms (medians per run; the rest is launching and the host)`);
+      }
     } else {
       say(`${engine.about}: ${what}, ${(cells / 1e6).toFixed(1)} M cells in ${firstMs.toFixed(1)} ms, ${gcups(cells, firstMs)} GCUPS`);
     }

@@ -1,7 +1,9 @@
 // What computes the alignments for the app: the library's kernels (libs/anyseq/host.ts)
 // compiled for the chosen mode, gap model and substitution, with a schedule picked for the
 // work (or given): one pair per SIMD lane for many short score-only pairs, the wavefront of
-// tiles over threads for long pairs when there are threads, SIMD stripes otherwise.
+// tiles over threads for long pairs when there are threads, SIMD stripes otherwise. On a
+// CUDA or OpenCL device (`--device`) the GPU schedule computes the scores.
+import { compileGpuAligners } from '../../../libs/anyseq/gpu.ts';
 import { type Aligner, type AlignerOptions, compileAligner } from '../../../libs/anyseq/host.ts';
 import type { Schedule } from '../../../libs/anyseq/kernels.ts';
 import type { Settings } from '../../../libs/anyseq/format.ts';
@@ -21,6 +23,8 @@ export interface Engine {
   about: string;
   /** Scores (score-only) or aligns every pair in order; `onPair` hears each finished pair. */
   run(pairs: readonly (readonly [Uint8Array, Uint8Array])[], onPair?: (done: number) => void): (ScoreResult | AlignResult)[];
+  /** On a GPU: microseconds spent in kernels and in copies to and from the device so far. */
+  device?: { kernelMicros(): number; copyMicros(): number };
 }
 
 /** The schedule `auto` picks for these pairs. */
@@ -35,9 +39,10 @@ export function pickSchedule(pairs: readonly (readonly [Uint8Array, Uint8Array])
 export async function makeEngine(
   settings: Settings,
   pairs: readonly (readonly [Uint8Array, Uint8Array])[],
-  options: { threads: number; scoreOnly: boolean; schedule: ScheduleChoice },
+  options: { threads: number; scoreOnly: boolean; schedule: ScheduleChoice; device?: number },
 ): Promise<Engine> {
   const { scoreOnly, threads } = options;
+  if (options.device) return gpuEngine(settings, options.device, options);
   const schedule = options.schedule === 'auto' ? pickSchedule(pairs, scoreOnly, threads) : options.schedule;
   if (schedule === 'inter' && !scoreOnly) throw new Error('--schedule inter computes scores only: add --score-only');
   const config: AlignerOptions = {
@@ -64,5 +69,27 @@ export async function makeEngine(
         return r;
       });
     },
+  };
+}
+
+/** The GPU schedule on runtime device `device` (CUDA or OpenCL): scores only, one pair after the other. */
+async function gpuEngine(settings: Settings, device: number, options: { scoreOnly: boolean; schedule: ScheduleChoice }): Promise<Engine> {
+  if (!options.scoreOnly) throw new Error('--device with a GPU computes scores only: add --score-only, or align on the host (--device host)');
+  if (options.schedule !== 'auto') throw new Error(`--schedule ${options.schedule} is a CPU schedule: it does not go with a GPU --device`);
+  const substitution = simpleScores(settings.sub) ? 'simple' : 'matrix';
+  const [gpu] = await compileGpuAligners([{ mode: settings.mode, gaps: settings.gaps.kind, substitution, device }]);
+  const params = { gaps: settings.gaps, sub: settings.sub };
+  // The device builds its program on the first launch (OpenCL: seconds): not part of the alignment's time.
+  gpu!.score(Uint8Array.of(0), Uint8Array.of(0), params);
+  return {
+    about: `AnySeq gpu on ${gpu!.deviceName()} (${substitution} scoring)`,
+    run(list, onPair) {
+      return list.map(([q, t], k) => {
+        const r = gpu!.score(q, t, params);
+        onPair?.(k + 1);
+        return r;
+      });
+    },
+    device: { kernelMicros: gpu!.kernelMicros, copyMicros: gpu!.copyMicros },
   };
 }
