@@ -6,16 +6,20 @@
 // matrix scheme; and the tiles the app uses on real windows. The same kernels compiled for
 // CUDA must give PTX that `ptxas -arch=sm_90` assembles (the build runs ptxas and fails on
 // its errors). Skipped with the reason where there is no OpenCL device or no ptxas.
+import { rmSync } from 'node:fs';
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { main as align } from '../../apps/align/src/cli.ts';
 import { findPtxas } from '../../compiler/src/driver/device-code.ts';
 import { compileToLLVM } from '../../compiler/src/driver/pipeline.ts';
 import { compileGpuAligners, GPU_TILES, type GpuAligner, type GpuKernel, type GpuTiles, gpuModuleSources } from '../../libs/anyseq/gpu.ts';
 import { type Aligner, compileAligners } from '../../libs/anyseq/host.ts';
-import { DNA_ALPHABET, type Gaps, MODES, simpleSubstitution } from '../../libs/anyseq/scoring.ts';
+import { referenceScore } from '../../libs/anyseq/reference.ts';
+import { DNA_ALPHABET, encode, type Gaps, MODES, simpleSubstitution } from '../../libs/anyseq/scoring.ts';
 import { xorshift32 } from '../../libs/shared/random.ts';
 import { deviceMissing } from '../image/gpu-cases.ts';
 import { BLOSUM62, dnaFile, dnaScores, expectReference, gapsOf, pairs, PROTEIN_SIZE } from './kernels-support.ts';
+import { runApp, scratch } from './support.ts';
 
 /** OpenCL device 0 and CUDA device 0 (runtime device numbers). */
 const OPENCL_0 = 2;
@@ -98,6 +102,29 @@ describe.skipIf(missing !== null)(`the GPU schedule on OpenCL${missing ? ` (skip
     expect(app.deviceName()).toMatch(/^OpenCL 0: /);
     expect(app.kernelMicros()).toBeGreaterThan(before[0]!);
     expect(app.copyMicros()).toBeGreaterThan(before[1]!);
+  });
+
+  it('align --device opencl --score-only: the scores of the reference, the device in the summary, kernel and copy time with --bench', async () => {
+    // Local affine with the default DNA scoring: the kernel the tiles test compiled (cached).
+    const tmp = scratch('anyseq-gpu-');
+    try {
+      const next = xorshift32(3);
+      const seqs = [300, 1, 90].map((n) => Array.from({ length: n }, () => 'ACGT'[next() % 4]).join(''));
+      const a = tmp.file('a.fa', `>x\n${seqs[0]}\n>y\n${seqs[1]}\n`);
+      const b = tmp.file('b.fa', `>z\n${seqs[2]}\n`);
+      const r = await runApp(align, [a, b, '--device', 'opencl', '--score-only', '--mode', 'local', '--format', 'tsv', '--bench', '1']);
+      expect(r.code).toBe(0);
+      const sub = simpleSubstitution(DNA_ALPHABET, 2, -3);
+      const want = [seqs[0]!, seqs[1]!].map((q) => referenceScore(encode(q, sub), encode(seqs[2]!, sub), 'local', { kind: 'affine', open: 5, extend: 2 }, sub).score);
+      expect(r.out.split('\n').filter((l) => /^[xy]\tz\t/.test(l)).map((l) => Number(l.split('\t')[2]))).toEqual(want);
+      expect(r.err).toMatch(/AnySeq gpu on OpenCL 0: .*GCUPS/);
+      expect(r.err).toMatch(/on the device: kernels [\d.]+ ms .* copies [\d.]+ ms/);
+      const traceback = await runApp(align, [a, b, '--device', 'opencl', '--mode', 'local']);
+      expect(traceback.code).toBe(1);
+      expect(traceback.err).toBe('align: --device with a GPU computes scores only: add --score-only, or align on the host (--device host)\n');
+    } finally {
+      rmSync(tmp.dir, { recursive: true, force: true });
+    }
   });
 
   it('refuses residues outside the alphabet and the wrong gap model, in one line', () => {
