@@ -25,7 +25,6 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { fetchPhotos } from '../../datasets/images/fetch-photos.ts';
 import { median, timeEach } from '../../libs/image/bench.ts';
 import { compileKernel, type Kernel } from '../../libs/image/host.ts';
@@ -47,6 +46,7 @@ import {
   referencePackages,
   runReference,
 } from './references.ts';
+import { benchArgs, runBench } from '../shared/cli.ts';
 import { installMissing } from '../shared/native.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -73,18 +73,16 @@ const CASES: readonly Case[] = [
   { pipeline: 'local_laplacian', type: 'u8', label: 'local Laplacian' },
 ];
 
-const { values: cli } = parseArgs({
-  options: {
-    size: { type: 'string', default: '4096' },
-    runs: { type: 'string', default: '5' },
-    image: { type: 'string', multiple: true, default: [] },
-    photos: { type: 'boolean', default: false },
-    'no-synthetic': { type: 'boolean', default: false },
-    pipeline: { type: 'string', multiple: true, default: [] },
-    halide: { type: 'string', default: HALIDE_SCHEDULES.join(',') },
-    busy: { type: 'boolean', default: false },
-    json: { type: 'string', default: path.join(root, 'out', 'bench', 'image.json') },
-  },
+const cli = benchArgs(import.meta.url, {
+  size: { type: 'string', default: '4096' },
+  runs: { type: 'string', default: '5' },
+  image: { type: 'string', multiple: true, default: [] },
+  photos: { type: 'boolean', default: false },
+  'no-synthetic': { type: 'boolean', default: false },
+  pipeline: { type: 'string', multiple: true, default: [] },
+  halide: { type: 'string', default: HALIDE_SCHEDULES.join(',') },
+  busy: { type: 'boolean', default: false },
+  json: { type: 'string', default: path.join(root, 'out', 'bench', 'image.json') },
 });
 
 /** The command line checked: one line naming the bad option, exit 1. */
@@ -381,4 +379,4 @@ function printTable(rows: Row[]): void {
   if (busy) console.log('busy: the same runs with one core kept busy by a spinning process; busy/quiet = how much longer a run took; busy ratio as ratio, both busy');
 }
 
-process.exitCode = await main();
+await runBench(import.meta.url, main);

@@ -23,21 +23,22 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { type CompiledLibrary, CompileFailure, compile, type NativeFunction } from '@anydsl/compiler';
 import { xorshift32 } from '../../libs/shared/random.ts';
+import { benchArgs } from '../shared/cli.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..', '..');
 
-const { values: cli } = parseArgs({
-  options: {
-    runs: { type: 'string', default: '5' },
-    json: { type: 'string', default: path.join(root, 'out', 'bench', 'vectorize.json') },
-  },
+const cli = benchArgs(import.meta.url, {
+  runs: { type: 'string', default: '5' },
+  json: { type: 'string', default: path.join(root, 'out', 'bench', 'vectorize.json') },
 });
 const runs = Number(cli.runs);
-if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs must be a positive integer, not '${cli.runs}'`);
+if (!Number.isInteger(runs) || runs < 1) {
+  console.error(`bench:vectorize: --runs must be a positive integer, not '${cli.runs}'`);
+  process.exit(1);
+}
 
 // ------------------------------------------------------------ schedules
 
