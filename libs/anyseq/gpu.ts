@@ -89,12 +89,16 @@ function makeGpuAligner(k: GpuKernel, fn: NativeFunction, libraryPath: string): 
   };
 }
 
-/** The module of `kernels`: the library, the GPU schedule and an entry per kernel. */
+/** The library files the GPU schedule builds on: the score arithmetic and the recurrences (not the CPU schedules). */
+const GPU_NEEDS = ['libs/anyseq/arith.impala', 'libs/anyseq/scoring.impala'];
+
+/** The module of `kernels`: the arithmetic and recurrences, the GPU schedule and an entry per kernel. */
 export function gpuModuleSources(kernels: readonly GpuKernel[], tiles: GpuTiles = GPU_TILES): SourceFile[] {
   const unique = [...new Map(kernels.map((k) => [gpuKernelName(k), k])).values()];
   const gpu = readFileSync(fileURLToPath(new URL('gpu.impala', import.meta.url)), 'utf8');
   const entries = unique.map((k) => gpuEntryFunction(k, tiles)).join('\n\n') + '\n';
-  return [...librarySources(), { path: 'libs/anyseq/gpu.impala', text: gpu }, { path: 'anyseq_gpu_entry.impala', text: entries }];
+  const library = librarySources().filter((f) => GPU_NEEDS.includes(f.path));
+  return [...library, { path: 'libs/anyseq/gpu.impala', text: gpu }, { path: 'anyseq_gpu_entry.impala', text: entries }];
 }
 
 /** Compiles `kernels` in one module at -O3 (cached); `tiles` other than GPU_TILES for tests of the tiling. */
