@@ -42,6 +42,8 @@ typedef struct _cl_event* cl_event;
 #define CL_DEVICE_TYPE 0x1000u
 #define CL_DEVICE_NAME 0x102Bu
 #define CL_DEVICE_SVM_CAPABILITIES 0x1053u
+#define CL_DEVICE_SINGLE_FP_CONFIG 0x101Bu
+#define CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT (1u << 7)
 #define CL_DEVICE_SVM_FINE_GRAIN_BUFFER (1u << 1)
 #define CL_QUEUE_PROFILING_ENABLE (1u << 1)
 #define CL_MEM_READ_WRITE (1u << 0)
@@ -177,6 +179,8 @@ typedef struct {
     char name[320];
     int gpu;
     int fine_grained_svm;
+    /* The options programs are built with (set in load_library). */
+    const char* build_options;
     /* Guards everything below: launches set arguments on shared kernel objects. */
     pthread_mutex_t lock;
     int ready;
@@ -255,6 +259,11 @@ static void load_library(void* lib) {
             clGetDeviceInfo(ids[i], CL_DEVICE_SVM_CAPABILITIES, sizeof svm, &svm, NULL);
             d->fine_grained_svm = (svm & CL_DEVICE_SVM_FINE_GRAIN_BUFFER) && clSVMAlloc && clSVMFree &&
                                   clSetKernelArgSVMPointer;
+            /* f32 division and sqrt correctly rounded, as on the CPU and in NVVM's div.rn/sqrt.rn, where
+             * the device can: OpenCL's default allows 2.5 and 3 ulp, and the option is an error elsewhere. */
+            cl_bitfield fp32 = 0;
+            clGetDeviceInfo(ids[i], CL_DEVICE_SINGLE_FP_CONFIG, sizeof fp32, &fp32, NULL);
+            d->build_options = fp32 & CL_FP_CORRECTLY_ROUNDED_DIVIDE_SQRT ? "-cl-fp32-correctly-rounded-divide-sqrt" : "";
             device_count++;
         }
         free(ids);
@@ -417,7 +426,7 @@ static anydsl_program* program_of(device* d, int32_t index, const anydsl_launch*
     const char* source = l->program;
     cl_program program = clCreateProgramWithSource(d->context, 1, &source, NULL, &err);
     if (err != CL_SUCCESS) fail(err, "clCreateProgramWithSource", index, "of kernel %s", l->kernel_name);
-    err = clBuildProgram(program, 1, &d->id, "", NULL, NULL);
+    err = clBuildProgram(program, 1, &d->id, d->build_options, NULL, NULL);
     if (err != CL_SUCCESS) {
         size_t log_size = 0;
         clGetProgramBuildInfo(program, d->id, CL_PROGRAM_BUILD_LOG, 0, NULL, &log_size);

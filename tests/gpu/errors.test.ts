@@ -1,7 +1,7 @@
 // What cannot run on a GPU is a located compile error where the compiler can see it (a
 // kernel that captures a closure, the address of a host variable, calls a host function,
 // launches a kernel itself) and a clear run-time error otherwise (a host buffer passed to
-// an OpenCL kernel), never an internal error or a crash.
+// an OpenCL kernel, a store past the end of a device buffer), never an internal error or a crash.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
@@ -80,21 +80,37 @@ const scratch = mkdtempSync(path.join(os.tmpdir(), 'anydsl-gpu-errors-'));
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 describe('GPU errors at run time', () => {
-  it('a host buffer passed to an OpenCL kernel stops the program with one line', async () => {
-    const output = path.join(scratch, 'host_buffer');
+  // One build, two deliberately wrong kernels: with no argument a host buffer passed to an
+  // OpenCL kernel, with one a kernel storing one element past the end of a device buffer
+  // (the runtime's guard after every device allocation finds it at the copy back).
+  it('a host buffer passed to an OpenCL kernel, and a store past the end of a device buffer, stop the program with one line', async () => {
+    const output = path.join(scratch, 'wrong_kernels');
     const text = `
-fn main() -> i32 {
-    let h = alloc_cpu(64i64);
-    opencl_accelerator(0).exec((16, 1, 1), (4, 1, 1), |item| { bitcast[&mut[1][i32]](h.data)(item.gidx()) = 1; });
+fn main(argc: i32, argv: &[&[u8]]) -> i32 {
+    if argc == 1 {
+        let h = alloc_cpu(64i64);
+        opencl_accelerator(0).exec((16, 1, 1), (4, 1, 1), |item| { bitcast[&mut[1][i32]](h.data)(item.gidx()) = 1; });
+    } else {
+        let h = alloc_cpu(64i64);
+        let d = alloc_opencl(0, 64i64);
+        // 17 items for 16 elements: the last one stores past the end.
+        opencl_accelerator(0).exec((17, 1, 1), (1, 1, 1), |item| { bitcast[&mut[1][i32]](d.data)(item.gidx()) = 7; });
+        copy(d, h);
+    }
     print_string("not reached\\n");
     0
 }`;
-    const built = await buildProgram([{ path: 'host_buffer.impala', text }], { kind: 'exe', output });
+    const built = await buildProgram([{ path: 'wrong_kernels.impala', text }], { kind: 'exe', output });
     expect(built.ok, built.ok ? '' : built.rendered).toBe(true);
-    const r = spawnSync(output, [], { encoding: 'utf8', timeout: 60_000 });
-    expect(r.signal).toBe(null);
-    expect(r.status).not.toBe(0);
-    expect(r.stdout).toBe('');
-    expect(r.stderr).toMatch(/argument 0 of kernel opencl_kernel_0 is not an OpenCL buffer/);
+    const hostBuffer = spawnSync(output, [], { encoding: 'utf8', timeout: 60_000 });
+    expect(hostBuffer.signal).toBe(null);
+    expect(hostBuffer.status).not.toBe(0);
+    expect(hostBuffer.stdout).toBe('');
+    expect(hostBuffer.stderr).toMatch(/argument 0 of kernel opencl_kernel_\d+ is not an OpenCL buffer/);
+    const overrun = spawnSync(output, ['overrun'], { encoding: 'utf8', timeout: 60_000 });
+    expect(overrun.signal).toBe(null);
+    expect(overrun.status).not.toBe(0);
+    expect(overrun.stdout).toBe('');
+    expect(overrun.stderr).toMatch(/a kernel wrote past the end of a 64-byte buffer of device 2 \(OpenCL 0\) \(found at a copy from it to the host; the last kernel launched there was opencl_kernel_\d+\)/);
   });
 });
