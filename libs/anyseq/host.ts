@@ -6,7 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { type CompiledLibrary, compile, type NativeFunction, type SourceFile } from '@anydsl/compiler';
-import { entryFunction, type GapKind, type Kernel, kernelName, type PassKernel, type PassMode, type Schedule, type SubstKind, type Width } from './kernels.ts';
+import { databaseLimit, databaseLookup, MIN_DATABASE_PAIRS, runDatabasePass } from './database.ts';
+import { type DbKernel, entryFunction, type GapKind, type Kernel, kernelName, type PassKernel, type PassMode, type Schedule, type ScoreWidth, type SubstKind, type Width } from './kernels.ts';
 import type { AlignResult, ScoreResult } from './reference.ts';
 import { checkGaps, type Gaps, type Mode, simpleScores, type Substitution } from './scoring.ts';
 import { alignLinearSpace } from './traceback.ts';
@@ -26,8 +27,12 @@ export interface AlignerOptions {
   gaps: GapKind;
   substitution: SubstKind;
   schedule: Schedule;
-  /** Score width to try first: 16 (default; redone at 32 when a score leaves the range) or 32. */
-  width?: Width;
+  /**
+   * Score width to try first, redone wider when a score leaves the range: 16 or 32; 8 (the
+   * default of local `inter` aligners) for the database kernel, which `scoreMany` uses for
+   * queries with many targets in local mode.
+   */
+  width?: ScoreWidth;
   /** Also compile the kernels `align` needs (default true). */
   traceback?: boolean;
 }
@@ -41,8 +46,8 @@ export interface AlignParams {
 
 /** A score pass's result and the score width that computed it. */
 export interface PassResult extends ScoreResult {
-  /** The width that gave the result (16 unless a score left the 16-bit range). */
-  width: Width;
+  /** The width that gave the result (the first tried unless a score left its range). */
+  width: ScoreWidth;
 }
 
 export interface Aligner {
@@ -159,10 +164,11 @@ function kernelsOf(o: Required<AlignerOptions>): Kernel[] {
   const schedule = o.schedule === 'inter' ? 'simd' : o.schedule;
   const pass = (mode: PassMode, width: Width): PassKernel => ({ kind: 'pass', mode, gaps: o.gaps, substitution: o.substitution, schedule, width });
   const out: Kernel[] = [pass(o.mode, 32)];
-  if (o.width === 16) out.push(pass(o.mode, 16));
+  if (o.width !== 32) out.push(pass(o.mode, 16));
   if (o.schedule === 'inter') {
     out.push({ kind: 'many', mode: o.mode, gaps: o.gaps, substitution: o.substitution, width: 32 });
-    if (o.width === 16) out.push({ kind: 'many', mode: o.mode, gaps: o.gaps, substitution: o.substitution, width: 16 });
+    if (o.width !== 32) out.push({ kind: 'many', mode: o.mode, gaps: o.gaps, substitution: o.substitution, width: 16 });
+    if (o.mode === 'local') out.push(...databaseKernels(o));
   }
   if (o.traceback) {
     if (o.mode !== 'global') out.push(pass('global', 32));
@@ -222,7 +228,7 @@ export async function compileAligner(options: AlignerOptions): Promise<Aligner> 
 
 /** Compiles several aligners, their kernels together (shared where they coincide). */
 export async function compileAligners(options: readonly AlignerOptions[]): Promise<Aligner[]> {
-  const all = options.map((opts): Required<AlignerOptions> => ({ width: 16, traceback: true, ...opts }));
+  const all = options.map((opts): Required<AlignerOptions> => ({ width: opts.schedule === 'inter' && opts.mode === 'local' ? 8 : 16, traceback: true, ...opts }));
   const fns = await compileKernels(all.flatMap(kernelsOf));
   return all.map((o) => makeAligner(o, fns));
 }
@@ -264,9 +270,47 @@ function makeAligner(o: Required<AlignerOptions>, fns: Map<string, NativeFunctio
         checkCodes(t, params.sub, `the target of pair ${k}`);
       });
       if (!many32) return pairs.map(([q, t]) => scorePass.run(q, t, params));
-      return scoreManyInter(pairs, params, o.width === 16 ? many16 : undefined, many32);
+      const rest = (list: readonly (readonly [Uint8Array, Uint8Array])[]) => scoreManyInter(list, params, o.width !== 32 ? many16 : undefined, many32);
+      const db = kernels.filter((k): k is DbKernel => k.kind === 'db').map((k) => ({ width: k.width, fn: fnOf(k)! }));
+      return db.length ? scoreManyDatabase(pairs, params, db, rest) : rest(pairs);
     },
   };
+}
+
+/** The database kernels of a local inter aligner: 8 bits (when tried first) and 16, each with this CPU's lookup. */
+function databaseKernels(o: Required<AlignerOptions>): DbKernel[] {
+  const widths = o.width === 8 ? ([8, 16] as const) : o.width === 16 ? ([16] as const) : [];
+  return widths.map((width) => ({ kind: 'db', gaps: o.gaps, width, lookup: databaseLookup(width) }));
+}
+
+/**
+ * Local scores of many pairs: the pairs of queries with many targets through the database
+ * kernels, narrowest first and redone wider on overflow, the rest (and what overflowed 16
+ * bits) through `rest`, the one-pair-per-lane kernels.
+ */
+function scoreManyDatabase(
+  pairs: readonly (readonly [Uint8Array, Uint8Array])[],
+  params: AlignParams,
+  db: readonly { width: 8 | 16; fn: NativeFunction }[],
+  rest: (list: readonly (readonly [Uint8Array, Uint8Array])[]) => PassResult[],
+): PassResult[] {
+  const results: PassResult[] = new Array(pairs.length);
+  const perQuery = new Map<Uint8Array, number>();
+  for (const [q] of pairs) perQuery.set(q, (perQuery.get(q) ?? 0) + 1);
+  let todo: number[] = [];
+  const others: number[] = [];
+  pairs.forEach(([q, t], k) => (perQuery.get(q)! >= MIN_DATABASE_PAIRS && scoreBound(q.length, t.length, params) <= LIMIT_32 ? todo : others).push(k));
+  const open = gapOpen(params.gaps);
+  for (const { width, fn } of db) {
+    const hi = databaseLimit(width, params.sub, open);
+    if (hi === undefined || todo.length === 0) continue;
+    const { results: done, again } = runDatabasePass(pairs, todo, { width, fn, hi }, { sub: params.sub, open, extend: gapExtend(params.gaps), threads: params.threads ?? 0 });
+    for (const [k, r] of done) results[k] = { ...r, width };
+    todo = again;
+  }
+  const wide = [...others, ...todo];
+  if (wide.length > 0) rest(wide.map((k) => pairs[k]!)).forEach((r, n) => (results[wide[n]!] = r));
+  return results;
 }
 
 /** Pairs per call of an inter-sequence kernel; pairs of similar lengths share a group of lanes. */

@@ -9,6 +9,12 @@ export type Schedule = (typeof SCHEDULES)[number];
 export type GapKind = 'linear' | 'affine';
 export type SubstKind = 'simple' | 'matrix';
 export type Width = 16 | 32;
+/** Every score width: 8 bits only in the database kernel. */
+export type ScoreWidth = 8 | Width;
+/** Widths of the database kernel (local alignment, one query against many targets). */
+export type DbWidth = Exclude<ScoreWidth, 32>;
+/** How the database kernel looks up substitution scores: one AVX-512 permute, or lane by lane. */
+export type Lookup = 'permute' | 'lanes';
 
 /**
  * A pass's mode: the user's three, and the two the traceback uses to find where a local or
@@ -35,7 +41,15 @@ export interface ManyKernel {
   width: Width;
 }
 
-export type Kernel = PassKernel | ManyKernel;
+/** Local alignment of one query against many targets, one target per SIMD lane (inter.impala's `run_db`). */
+export interface DbKernel {
+  kind: 'db';
+  gaps: GapKind;
+  width: DbWidth;
+  lookup: Lookup;
+}
+
+export type Kernel = PassKernel | ManyKernel | DbKernel;
 
 /** Wavefront tiles: columns per tile, and stripes (of the vector width) per tile. */
 export const TILE_W = 4096;
@@ -46,7 +60,13 @@ export function lanes(width: Width): number {
   return width === 16 ? 32 : 16;
 }
 
+/** Lanes of the database kernel of a width (the lookup table holds one entry per lane, the last one for padding). */
+export function dbLanes(width: DbWidth): number {
+  return width === 8 ? 64 : 32;
+}
+
 export function kernelName(k: Kernel): string {
+  if (k.kind === 'db') return `db_local_${k.gaps}_${k.lookup}_${k.width}`;
   const schedule = k.kind === 'pass' ? k.schedule : 'inter';
   return `${k.kind}_${k.mode}_${k.gaps}_${k.substitution}_${schedule}_${k.width}`;
 }
@@ -71,11 +91,21 @@ const SCHEDULE_IMPALA: Record<PassKernel['schedule'], string> = {
 
 /** The exported entry of a kernel (signatures in schedules.impala's `run_pass` and inter.impala's `run_many`). */
 export function entryFunction(k: Kernel): string {
+  const name = kernelName(k);
+  if (k.kind === 'db') {
+    const [num, look, base] = k.width === 8 ? ['num_v64_i8()', 'lookup_v64_i8_permute()', -128] : ['num_v32_i16()', 'lookup_v32_i16_permute()', 0];
+    return [
+      `extern fn ${name}(qs: &[u8], q_off: &[i32], ts: &[u8], t_off: &[i32], slot_t: &[i32], group_q: &[i32], group_s: &[i32], groups: i32,`,
+      `        scores: &[i32], size: i32, open: i32, ext: i32, threads: i32, hi: i32, out: &mut [i32]) -> () {`,
+      `    let num = ${num};`,
+      `    run_db(num, ${k.lookup === 'permute' ? look : 'lookup_lanes(num)'}, ${base}, GapModel { affine: ${k.gaps === 'affine'}, open: open, ext: ext }, true, qs, q_off, ts, t_off, slot_t, group_q, group_s, groups, scores, size, threads, hi, out)`,
+      `}`,
+    ].join('\n');
+  }
   const { s, numv, nums } = numbers(k.width);
   const gaps = `GapModel { affine: ${k.gaps === 'affine'}, open: open, ext: ext }`;
   const matrix = k.substitution === 'matrix';
   const rangeCheck = k.width === 16;
-  const name = kernelName(k);
   if (k.kind === 'many') {
     return [
       `extern fn ${name}(qs: &[u8], q_off: &[i32], ts: &[u8], t_off: &[i32], count: i32, scores: &[i32], size: i32, open: i32, ext: i32,`,
