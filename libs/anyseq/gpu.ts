@@ -29,19 +29,19 @@ export interface GpuKernel {
   device: number;
 }
 
-export function gpuPlatform(device: number): { platform: 1 | 2; index: number } {
+function gpuPlatform(device: number): { platform: 1 | 2; index: number } {
   const platform = device & 15;
   if (platform !== 1 && platform !== 2) throw new Error(`device ${device} is not a CUDA or OpenCL device`);
   return { platform, index: device >> 4 };
 }
 
-export function gpuKernelName(k: GpuKernel): string {
+function gpuKernelName(k: GpuKernel): string {
   const { platform, index } = gpuPlatform(k.device);
   return `gpu_${k.mode}_${k.gaps}_${k.substitution}_${platform === 1 ? 'cuda' : 'opencl'}${index}`;
 }
 
 /** The exported entry of a kernel (signature: gpu.impala's `run_pass_gpu`). */
-export function gpuEntryFunction(k: GpuKernel, tiles: GpuTiles = GPU_TILES): string {
+function gpuEntryFunction(k: GpuKernel, tiles: GpuTiles = GPU_TILES): string {
   const { platform, index } = gpuPlatform(k.device);
   if (tiles.block < 1 || (tiles.block & (tiles.block - 1)) !== 0) throw new Error(`the GPU block size must be a power of two, got ${tiles.block}`);
   const acc = platform === 1 ? `nvvm_accelerator(${index})` : `opencl_accelerator(${index})`;
@@ -115,7 +115,7 @@ export async function compileGpuAligners(kernels: readonly GpuKernel[], tiles: G
  * there is none. Throws the one line for the user when cuda or opencl cannot be met.
  */
 export async function pickAlignDevice(request?: string): Promise<number> {
-  const asked = request ?? process.env.ANYDSL_DEVICE ?? 'host';
+  const asked = request ?? (process.env.ANYDSL_DEVICE || 'host');
   if (asked === 'host') return 0;
   try {
     return (await pickGpuDevice(asked)).device;
