@@ -8,7 +8,8 @@ import { prune, type Type } from '../sema/types.ts';
 import { primopBuiltins } from './emitter.ts';
 import { dead, expr } from './expr.ts';
 import type { FnEmitter } from './fn.ts';
-import { adaptArgs, emitJumpCall, isJumpExpr } from './jumps.ts';
+import { adaptArgs } from './adapt.ts';
+import { emitJumpCall, isJumpExpr } from './jumps.ts';
 import { place, readPlace } from './place.ts';
 
 /** `run`: the callee is wrapped in `run` (`@@f(args)`), forcing its specialisation. */
@@ -18,9 +19,7 @@ export function callExpr(fx: FnEmitter, e: ExprOf<'call'>, run: boolean): Def {
   if (ct.tag !== 'fn') return readPlace(fx, place(fx, e));
   const callee = e.callee;
   if (isJumpExpr(callee)) {
-    let args = e.args.map((a) => expr(fx, a));
-    // `return(a, b)` of a continuation taking one tuple.
-    if (args.length > 1 && ct.params.length === 1) args = [w.tuple(args)];
+    const args = e.args.map((a) => expr(fx, a));
     if (fx.reachable) emitJumpCall(fx, callee, args);
     return dead(fx, e);
   }

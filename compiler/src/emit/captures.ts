@@ -3,7 +3,12 @@
 // `&mut x.f`, `&a(i)`), or when it is mutable and used from a closure or a `for`
 // body other than the one declaring it: SSA values cannot be shared by two
 // continuations that both write them, while a slot is shared through its pointer.
-// Everything else is an SSA value (immutable locals are plain Defs).
+// Everything else is an SSA value (immutable locals are plain Defs), except a mutable
+// array of more than LARGEST_SSA_ARRAY elements: as an SSA value each store at an index
+// only known at run time copies the whole array through a temporary (LLVM inserts at
+// constant indices only), and a GPU kernel would be passed the uninitialised array as a
+// parameter; in a slot it is an alloca indexed in place. Small arrays stay SSA values, so
+// partial evaluation still sees through them (sorting networks, unrolled stencils).
 //
 // The same goes for every mutable local of a fn, closure or body whose `while`
 // loop is left through a first-class `break`/`continue` (used as a value, or from
@@ -11,7 +16,18 @@
 // phis their operands (see jumps.ts).
 import type { Block, Expr, ExprOf, FnDecl, Param, Pattern } from '../syntax/ast.ts';
 import type { Program } from '../sema/program.ts';
-import { prune, type LocalBinding } from '../sema/types.ts';
+import { localRoot } from '../sema/ops.ts';
+import { prune, type LocalBinding, type Type } from '../sema/types.ts';
+
+const LARGEST_SSA_ARRAY = 16;
+
+/** Whether `t` is, or is a tuple holding, an array of more than LARGEST_SSA_ARRAY elements. */
+function holdsLargeArray(t: Type): boolean {
+  const p = prune(t);
+  if (p.tag === 'array') return p.size > LARGEST_SSA_ARRAY || holdsLargeArray(p.elem);
+  if (p.tag === 'tuple') return p.elems.some(holdsLargeArray);
+  return false;
+}
 
 /** What owns a local: the fn item (nested ones included), closure or `for`/`with` body declaring it. */
 type Owner = FnDecl | ExprOf<'closure'> | ExprOf<'for'>;
@@ -58,6 +74,7 @@ class Walker {
     for (const b of this.addrTaken) this.info.inMemory.add(b);
     for (const b of this.captured) if (this.info.assignable.has(b)) this.info.inMemory.add(b);
     for (const b of this.info.assignable) if (this.escapingLoops.has(this.owner.get(b)!)) this.info.inMemory.add(b);
+    for (const b of this.info.assignable) if (holdsLargeArray(this.program.bindingType(b))) this.info.inMemory.add(b);
     return this.info;
   }
 
@@ -115,22 +132,6 @@ class Walker {
     if (o !== undefined && o !== this.current) this.captured.add(b);
   }
 
-  /** The local whose storage `e` designates part of, if any (not through a pointer). */
-  private root(e: Expr): LocalBinding | null {
-    switch (e.kind) {
-      case 'path':
-        return e.res?.kind === 'local' ? e.res.binding : null;
-      case 'field':
-        return isPointer(e.object) ? null : this.root(e.object);
-      case 'call': {
-        const t = e.callee.type && prune(e.callee.type);
-        if (!t || t.tag === 'fn' || t.tag === 'ptr' || t.tag === 'owned') return null;
-        return this.root(e.callee);
-      }
-      default:
-        return null;
-    }
-  }
 
   /** `direct`: the jump is the callee of a call, not a value. */
   private jump(e: Expr, direct: boolean): void {
@@ -146,6 +147,10 @@ class Walker {
   }
 
   private expr(e: Expr): void {
+    if (isAutoBorrow(this.program, e)) {
+      const r = localRoot(e);
+      if (r) this.addrTaken.add(r);
+    }
     switch (e.kind) {
       case 'lit':
         return;
@@ -181,7 +186,7 @@ class Walker {
         return;
       case 'unary':
         if (e.op === '&' || e.op === '&mut') {
-          const r = this.root(e.operand);
+          const r = localRoot(e.operand);
           if (r) this.addrTaken.add(r);
         }
         this.expr(e.operand);
@@ -255,7 +260,13 @@ class Walker {
   }
 }
 
-function isPointer(e: Expr): boolean {
-  const t = e.type && prune(e.type);
-  return t !== undefined && (t.tag === 'ptr' || t.tag === 'owned');
+/**
+ * Whether sema borrows the value of `e` (a value where an immutable pointer is expected):
+ * like `&e`, it is the address of the place `e` designates (a copy only for temporaries).
+ */
+export function isAutoBorrow(program: Program, e: Expr): boolean {
+  const to = program.coercions.get(e);
+  if (!to || prune(to).tag !== 'ptr' || (e.kind === 'lit' && e.lit.kind === 'str')) return false;
+  const t = prune(e.type!);
+  return t.tag !== 'ptr' && t.tag !== 'owned';
 }

@@ -2,7 +2,9 @@
 // control flow nor places (literals, paths, aggregates, PE annotations).
 // Every expression is emitted into the current block of `fx`; once a block is
 // ended by a diverging jump, the rest of the code is unreachable and is dropped.
-import { type Def, litValue, PrimOp, PtrType, StructType, VariantType } from '../ir/index.ts';
+import { type Def, FnType, litValue, PrimOp, PtrType, StructType, VariantType } from '../ir/index.ts';
+import { adaptValue } from './adapt.ts';
+import { isAutoBorrow } from './captures.ts';
 import { cpuLayout } from '../ir/layout.ts';
 import type { Expr, ExprOf } from '../syntax/ast.ts';
 import type { Span } from '../syntax/diagnostics.ts';
@@ -20,7 +22,14 @@ import { addressOf, place, readLocal, readPlace, writePlace } from './place.ts';
 export function expr(fx: FnEmitter, e: Expr): Def {
   if (!fx.reachable) return dead(fx, e);
   const to = fx.em.program.coercions.get(e);
-  return finishExpr(fx, e, to && e.kind === 'lit' && e.lit.kind === 'str' ? stringAddress(fx, e.lit.value, to) : exprOf(fx, e));
+  if (to && e.kind === 'lit' && e.lit.kind === 'str') return finishExpr(fx, e, stringAddress(fx, e.lit.value, to));
+  // An auto-borrow takes the address of what `e` designates, as `&e` does (captures.ts).
+  if (isAutoBorrow(fx.em.program, e)) {
+    // Not `expr` for a temporary: that would borrow again.
+    const p = place(fx, e, exprOf);
+    return finishExpr(fx, e, fx.reachable ? addressOf(fx, p, false) : dead(fx, e));
+  }
+  return finishExpr(fx, e, exprOf(fx, e));
 }
 
 /** `d`, the value just emitted for `e`, with the coercion sema put on `e` and `e`'s span. */
@@ -196,6 +205,7 @@ function coerce(fx: FnEmitter, d: Def, to: Type): Def {
   if (!(d.type instanceof PtrType) && target instanceof PtrType) d = addressOf(fx, { kind: 'value', def: d, addr: null }, false);
   if (d.type === target) return d;
   if (d.type instanceof PtrType && target instanceof PtrType) return fx.world.bitcast(target, d);
+  if (d.type instanceof FnType && target instanceof FnType) return adaptValue(fx.world, d, target);
   throw new Error(`internal: cannot coerce ${d.type} to ${target}`);
 }
 

@@ -8,6 +8,7 @@ import type { ExprOf, FnDecl, TypeParam } from '../syntax/ast.ts';
 import { substType } from '../sema/type-ops.ts';
 import type { LocalBinding, Type } from '../sema/types.ts';
 import type { Emitter } from './emitter.ts';
+import { adaptValue } from './adapt.ts';
 import { Block, SsaGraph, type SsaVar } from './ssa.ts';
 
 /** How a local is held: a plain value, an SSA variable, or a stack slot. */
@@ -147,7 +148,9 @@ export class FnEmitter {
   jumpTo(target: Block, args: readonly Def[]): void {
     const from = this.cur;
     if (!from) return;
-    from.cont.jump(target.cont, [this.mem, ...args]);
+    // A join's param has the type of the joined expression; a fn value may have the other spelling.
+    const types = (target.cont.type as FnType).params;
+    from.cont.jump(target.cont, [this.mem, ...args.map((a, i) => adaptValue(this.world, a, types[i + 1]!))]);
     this.body.graph.addPred(target, from);
     this.cur = null;
   }

@@ -7,7 +7,8 @@
 // a block `fn(mem)` jumping to the loop. It may be entered from anywhere, so it
 // has no predecessor to read variables from; captures.ts keeps the mutable locals
 // of such a loop's fn in memory, which leaves the loop without phis.
-import { type Continuation, type Def, type FnType, type World } from '../ir/index.ts';
+import type { Continuation, Def, FnType } from '../ir/index.ts';
+import { adaptArgs } from './adapt.ts';
 import type { Expr } from '../syntax/ast.ts';
 import type { FnEmitter, Loop } from './fn.ts';
 import { loopExit } from './loops.ts';
@@ -71,17 +72,4 @@ function wrapper(loop: Loop, target: Block, e: JumpExpr): Continuation {
   k.cont.jump(target.cont, [k.mem]);
   loop.owner.body.graph.addPred(target, k);
   return k.cont;
-}
-
-/**
- * Arguments as the callee's IR type wants them: a continuation taking just `()`
- * is `fn(mem)` (types.ts), so a unit argument may have to go, or come.
- */
-export function adaptArgs(w: World, ft: FnType, args: readonly Def[], returns: boolean): Def[] {
-  const n = ft.params.length - 1 - (returns ? 1 : 0);
-  if (args.length === n) return [...args];
-  const unit = w.unitValue();
-  if (n === 0 && args.every((a) => a.type === unit.type)) return [];
-  if (n === 1 && args.length === 0) return [unit];
-  throw new Error(`internal: ${args.length} arguments for ${ft}`);
 }

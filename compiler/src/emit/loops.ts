@@ -10,7 +10,7 @@ import { blockValue } from './control.ts';
 import { dead, expr } from './expr.ts';
 import { type FnEmitter, type Loop, type Target } from './fn.ts';
 import { emitFunctionLike } from './function.ts';
-import { adaptArgs } from './jumps.ts';
+import { adaptArgs } from './adapt.ts';
 import type { Block } from './ssa.ts';
 
 export function whileExpr(fx: FnEmitter, e: ExprOf<'while'>): Def {

@@ -18,14 +18,14 @@ export type Place =
 /**
  * What `e` designates. When part of it never returns (`*k(2)`, `k(2).f` with `k: fn(i32) -> !`:
  * sema lets `!` stand for any type, as it does for every operand), the rest is unreachable and
- * the place is a dead value of `e`'s type.
+ * the place is a dead value of `e`'s type. `rvalue` emits `e` when it is no place.
  */
-export function place(fx: FnEmitter, e: Expr): Place {
-  const p = placeOf(fx, e);
+export function place(fx: FnEmitter, e: Expr, rvalue: (fx: FnEmitter, e: Expr) => Def = expr): Place {
+  const p = placeOf(fx, e, rvalue);
   return fx.reachable ? p : { kind: 'value', def: dead(fx, e), addr: null };
 }
 
-function placeOf(fx: FnEmitter, e: Expr): Place {
+function placeOf(fx: FnEmitter, e: Expr, rvalue: (fx: FnEmitter, e: Expr) => Def): Place {
   switch (e.kind) {
     case 'path':
       if (e.res?.kind === 'local') return localPlace(fx, e.res.binding);
@@ -42,7 +42,7 @@ function placeOf(fx: FnEmitter, e: Expr): Place {
     default:
       break;
   }
-  return { kind: 'value', def: expr(fx, e), addr: null };
+  return { kind: 'value', def: rvalue(fx, e), addr: null };
 }
 
 function localPlace(fx: FnEmitter, b: LocalBinding): Place {

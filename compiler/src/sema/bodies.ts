@@ -39,6 +39,7 @@ function checkBodyIn(ck: Checker, decl: FnDecl, outer: Frame): void {
     decl.params.forEach((p, i) => bindParam(ck, p, sig.params[i] ?? { tag: 'error' }, frame));
     ck.withJump({ kind: 'fn', target: { kind: 'fn', decl }, ret }, () => {
       checkParamFilters(ck, decl.filter, decl.params);
+      ck.markLeaving(body.expr);
       const t = checkBlock(ck, body, ret ?? undefined);
       if (ret) coerceBlockValue(ck, body, t, ret, true);
       else ck.expectDiverges(body.expr?.span ?? body.span, t);

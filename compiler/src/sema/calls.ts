@@ -5,7 +5,7 @@ import type { Span } from '../syntax/diagnostics.ts';
 import type { Checker } from './checker.ts';
 import { autoDeref, checkCoerced, checkExpr, checkIndex } from './expr.ts';
 import { showType } from './infer.ts';
-import { bitcastProblem, contType, directForm, someType } from './type-ops.ts';
+import { bitcastProblem, contParams, contType, directForm, someType } from './type-ops.ts';
 import { i32T, prune, unit, type Type } from './types.ts';
 
 type FnType = Extract<Type, { tag: 'fn' }>;
@@ -27,10 +27,10 @@ export function checkCall(ck: Checker, e: ExprOf<'call'>): Type {
     // a direct-style fn called with one (`f(x, return)`) is a jump that never returns.
     if (t.ret !== null && e.args.length === t.params.length + 1) return explicitReturn(ck, e, t);
     const f = directForm(t, e.args.length) ?? t;
-    const p0 = f.params.length === 1 && e.args.length > 1 && isJump(e.callee) ? prune(f.params[0]!) : null;
-    if (p0?.tag === 'tuple' && p0.elems.length === e.args.length) {
-      // `return(a, b)` returns the tuple `(a, b)`.
-      checkArgs(ck, e.args, p0.elems, e.span);
+    const elems = f.ret === null && e.args.length > 1 ? contParams(f) : f.params;
+    if (elems !== f.params && elems.length === e.args.length) {
+      // `return(a, b)`, `k(a, b)`: the continuation of a tuple takes its elements.
+      checkArgs(ck, e.args, elems, e.span, isJump(e.callee));
       return neverT;
     }
     checkArgs(ck, e.args, f.params, e.span, isJump(e.callee));
@@ -133,6 +133,7 @@ export function checkArgs(ck: Checker, args: readonly Expr[], params: readonly T
   }
   args.forEach((a, i) => {
     const p = params[i];
+    if (unitless) ck.markLeaving(a);
     // A jump's argument leaves the function: no auto-borrow (checker.ts, `coerce`).
     if (p) checkCoerced(ck, a, p, ' as argument type', !unitless);
     else checkExpr(ck, a);

@@ -7,6 +7,7 @@ import type { DiagnosticSink, Span } from '../syntax/diagnostics.ts';
 import { Unifier, showType } from './infer.ts';
 import type { FnSig, JumpTarget } from './program.ts';
 import { Frame } from './scope.ts';
+import { cpsForm } from './type-ops.ts';
 import { prune, type LocalBinding, type Type } from './types.ts';
 
 /** `return` of a fn or closure, or `break`/`continue` of a loop. */
@@ -30,6 +31,8 @@ export class Checker {
   readonly bindingTypes = new Map<LocalBinding, Type>();
   readonly patternTypes = new Map<Pattern, Type>();
   readonly coercions = new Map<Expr, Type>();
+  /** Values that leave their function (`markLeaving`): never auto-borrowed, never `&` of a local. */
+  readonly leaving = new Set<Expr>();
   readonly jumps = new Map<Expr, JumpTarget>();
   readonly forBodies = new Map<ExprOf<'for'>, Type>();
   /** Items still to check (bodies, initialisers, field types), in discovery order. */
@@ -109,6 +112,7 @@ export class Checker {
    * point into a frame that is gone.
    */
   coerce(e: Expr | null, span: Span, found: Type, expected: Type, context = '', borrow = true): boolean {
+    if (e && this.leaving.has(e)) borrow = false;
     const f = prune(found);
     const x = prune(expected);
     if (f.tag === 'never') return true;
@@ -122,7 +126,11 @@ export class Checker {
       this.mismatch(span, expected, found, context);
       return false;
     }
-    return this.expect(span, found, expected, context);
+    if (!this.expect(span, found, expected, context)) return false;
+    // Both spellings of a continuation of a tuple (`contParams`) are one type; emit adapts
+    // a value to the other's representation where they meet.
+    if (e && f.tag === 'fn' && x.tag === 'fn' && continuationsDiffer(f, x)) this.recordCoercion(e, expected);
+    return true;
   }
 
   private coercePointer(f: Type, x: Extract<Type, { tag: 'ptr' }>): 'same' | 'coerced' | false {
@@ -158,6 +166,24 @@ export class Checker {
     if (fp.tag === 'array' && xp.tag === 'indefarray') return this.u.unify(fp.elem, xp.elem) ? 'coerced' : false;
     if (deep && xp.tag === 'ptr' && (fp.tag === 'ptr' || fp.tag === 'owned')) return this.coercePointer(fp, xp);
     return this.u.unify(fp, xp) ? 'same' : false;
+  }
+
+  /**
+   * Marks `e`, a value that leaves its function (the body's value, a jump's argument), and
+   * the branch values it is made of (the values of blocks, `if` and `match` branches): a
+   * borrow of a local there would point into a frame that is gone. Marked before `e` is
+   * checked, so the branches see it when they are coerced.
+   */
+  markLeaving(e: Expr | null): void {
+    const todo = e ? [e] : [];
+    for (let x = todo.pop(); x; x = todo.pop()) {
+      this.leaving.add(x);
+      if (x.kind === 'block' && x.block.expr) todo.push(x.block.expr);
+      else if (x.kind === 'if') {
+        if (x.then.expr) todo.push(x.then.expr);
+        if (x.else) todo.push(x.else);
+      } else if (x.kind === 'match') todo.push(...x.arms.map((a) => a.body));
+    }
   }
 
   private recordCoercion(e: Expr, to: Type): void {
@@ -241,4 +267,12 @@ function borrowable(t: Type): boolean {
 
 function isStrLit(e: Expr | null): boolean {
   return e !== null && e.kind === 'lit' && e.lit.kind === 'str';
+}
+
+/** Whether fn types that unify spell a continuation of a tuple differently somewhere (`contParams`). */
+function continuationsDiffer(a: Type, b: Type): boolean {
+  const [p, q] = [prune(a), prune(b)];
+  if (p.tag !== 'fn' || q.tag !== 'fn') return false;
+  const [pp, qp] = [cpsForm(p).params, cpsForm(q).params];
+  return pp.length !== qp.length || pp.some((t, i) => continuationsDiffer(t, qp[i]!));
 }

@@ -12,7 +12,7 @@ import { lowerType } from './lower.ts';
 import { checkExhaustive } from './exhaustive.ts';
 import { bindPattern } from './patterns.ts';
 import { Frame, Lets } from './scope.ts';
-import { contType, cpsForm, directForm, isUnit, lastParamReturn } from './type-ops.ts';
+import { contParams, contType, cpsForm, directForm, isUnit, lastParamReturn } from './type-ops.ts';
 import { boolT, prune, unit, type Type } from './types.ts';
 
 const errorT: Type = { tag: 'error' };
@@ -348,6 +348,7 @@ export function checkClosure(ck: Checker, e: ExprOf<'closure'>, exp: Type | unde
   ck.inFrame(frame, () =>
     ck.withJump({ kind: 'fn', target: { kind: 'closure', expr: e }, ret }, () => {
       checkParamFilters(ck, e.filter, e.params);
+      ck.markLeaving(e.body);
       const t = checkExpr(ck, e.body, ret ?? undefined);
       if (!ret) ck.expectDiverges(e.body.span, t);
       else if (e.body.kind === 'block') coerceBlockValue(ck, e.body.block, t, ret, true);
@@ -364,6 +365,8 @@ export function checkClosure(ck: Checker, e: ExprOf<'closure'>, exp: Type | unde
 function closureForm(x: FnType, e: ExprOf<'closure'>): FnType {
   if (x.ret !== null && e.params.length === x.params.length + 1 && !e.retType) return cpsForm(x);
   if (x.ret === null && e.params.length + 1 === x.params.length && !e.diverges) return directForm(x, e.params.length) ?? x;
+  // `|a, b| -> ! …` as the continuation of a tuple (`fn((A, B)) -> !`) takes its elements.
+  if (x.ret === null && e.params.length !== x.params.length && contParams(x).length === e.params.length) return { tag: 'fn', params: [...contParams(x)], ret: null };
   return x;
 }
 

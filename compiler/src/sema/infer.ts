@@ -3,7 +3,7 @@
 // type once the body is checked.
 import type { Span } from '../syntax/diagnostics.ts';
 import { isFloat, isInt, prune, typeToString, type Type } from './types.ts';
-import { cpsForm, someType } from './type-ops.ts';
+import { contParams, cpsForm, someType } from './type-ops.ts';
 
 type Var = Extract<Type, { tag: 'var' }>;
 type Resolver = (t: Type, span: Span) => Type;
@@ -117,6 +117,11 @@ export class Unifier {
         if (b.tag !== 'fn') return false;
         // `fn(A) -> R` abbreviates `fn(A, fn(R) -> !) -> !`: either spelling matches the other.
         if ((a.ret === null) !== (b.ret === null)) return this.unify(cpsForm(a), cpsForm(b));
+        if (a.ret === null && a.params.length !== b.params.length) {
+          // The continuation of a tuple takes its elements (`contParams`).
+          const [ap, bp] = [contParams(a), contParams(b)];
+          return ap.length === bp.length && ap.every((p, i) => this.unify(p, bp[i]!));
+        }
         return (
           a.params.length === b.params.length &&
           (a.ret === null) === (b.ret === null) &&

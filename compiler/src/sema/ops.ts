@@ -4,7 +4,7 @@ import type { Checker } from './checker.ts';
 import { checkCoerced, checkExpr } from './expr.ts';
 import { showType } from './infer.ts';
 import { lowerType } from './lower.ts';
-import { boolT, isInt, primBits, prune, unit, type Type } from './types.ts';
+import { boolT, isInt, primBits, prune, unit, type LocalBinding, type Type } from './types.ts';
 
 const errorT: Type = { tag: 'error' };
 
@@ -177,6 +177,9 @@ export function checkUnary(ck: Checker, e: ExprOf<'unary'>, exp: Type | undefine
     case '&mut': {
       const t = checkExpr(ck, e.operand, x?.tag === 'ptr' ? x.pointee : undefined);
       if (e.op === '&mut') requireMutablePlace(ck, e.operand, true);
+      // The direct form of the rule that keeps borrows of locals from leaving (checker.ts, `markLeaving`).
+      const local = ck.leaving.has(e) ? localRoot(e.operand) : null;
+      if (local) ck.error(e.span, `a reference to local '${local.name?.name ?? '_'}' cannot leave the function: its frame is gone`);
       return { tag: 'ptr', pointee: t, mutable: e.op === '&mut', addrSpace: 0 };
     }
     case '~': {
@@ -189,6 +192,30 @@ export function checkUnary(ck: Checker, e: ExprOf<'unary'>, exp: Type | undefine
       requireMutablePlace(ck, e.operand);
       operandCheck(ck, e, 'numeric', t);
       return t;
+    }
+  }
+}
+
+/** The local whose storage `e` designates part of, if any (not through a pointer). */
+export function localRoot(e: Expr): LocalBinding | null {
+  for (;;) {
+    switch (e.kind) {
+      case 'path':
+        return e.res?.kind === 'local' ? e.res.binding : null;
+      case 'field': {
+        const t = e.object.type && prune(e.object.type);
+        if (!t || t.tag === 'ptr' || t.tag === 'owned') return null;
+        e = e.object;
+        break;
+      }
+      case 'call': {
+        const t = e.callee.type && prune(e.callee.type);
+        if (!t || t.tag === 'fn' || t.tag === 'ptr' || t.tag === 'owned') return null;
+        e = e.callee;
+        break;
+      }
+      default:
+        return null;
     }
   }
 }

@@ -66,9 +66,10 @@ export interface Program {
   variantTypes(decl: EnumDecl, index: number, args: readonly Type[]): Type[];
   /**
    * Implicit coercions: the value of the key expression (of type `expr.type`) is used at
-   * the mapped type. Only pointer coercions occur: `&mut T` to `&T`, `&[T * N]` to `&[T]`
-   * (also combined with the former), `~T` to `&T`/`&mut T`, and a string literal
-   * (`[u8 * N]`) to `&[u8]`/`&[u8 * N]` (its address).
+   * the mapped type. Pointer coercions: `&mut T` to `&T`, `&[T * N]` to `&[T]`
+   * (also combined with the former), `~T` to `&T`/`&mut T`, a string literal
+   * (`[u8 * N]`) to `&[u8]`/`&[u8 * N]` (its address) and the auto-borrow of a value;
+   * and fn values between the two spellings of a continuation of a tuple (`contParams`).
    */
   coercions: ReadonlyMap<Expr, Type>;
   /** For every `return`/`break`/`continue` expression. */

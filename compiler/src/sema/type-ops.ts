@@ -161,6 +161,18 @@ export function cpsForm(f: FnType): FnType {
 }
 
 /**
+ * The values a continuation takes: a `-> !` fn taking one tuple takes its elements, as
+ * in the original compiler, where `fn() -> (A, B)` is `fn(fn(A, B) -> !) -> !` (so
+ * `fn((A, B)) -> !` and `fn(A, B) -> !` are one type; `fn(()) -> !` is `fn() -> !`).
+ * Other fn types: their params.
+ */
+export function contParams(f: FnType): readonly Type[] {
+  if (f.ret !== null || f.params.length !== 1) return f.params;
+  const p = prune(f.params[0]!);
+  return p.tag === 'tuple' ? p.elems : f.params;
+}
+
+/**
  * `f` seen as a direct-style fn of `arity` parameters: `f` itself when it has a
  * return type and that arity, or, for `fn(A, fn(R) -> !) -> !` with one parameter
  * more than `arity`, `fn(A) -> R` (R is `()` for `fn() -> !`, a tuple for several
