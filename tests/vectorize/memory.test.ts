@@ -182,6 +182,17 @@ describe('the code of memory accesses', () => {
     expect(fn('offset_w8')).toMatch(/getelementptr inbounds i32, ptr %x, i64 /);
     expect(fn('offset_w8')).toMatch(/call void @llvm\.prefetch\.p0\(ptr %[\w.]+, i32 0, i32 3, i32 1\)/);
   });
+
+  it('gives a loop of one full iteration with known bounds (the children of a BVH node) no prefetches', async () => {
+    const src = 'extern fn node_w8(n: i32, k: i32, x: &[f32], y: &mut [f32]) -> () { vectorize(8, 0, 8, |i| { y(i) = x(k + i) * 2.0f; }); }';
+    const lib = await buildNative(src);
+    expect(lib.llvm).not.toMatch(/llvm\.prefetch/);
+    const args: Arg[] = [Float32Array.from({ length: 40 }, (_, j) => j - 7), new Float32Array(8)];
+    const expected = copy(args);
+    lib.call('node_w8', 8, 5, ...args);
+    interpretScalar(src, 'node_w8', 8, 5, ...expected);
+    expect(contents(args)).toEqual(contents(expected));
+  });
 });
 
 describe('the bounds of the vector loop', () => {

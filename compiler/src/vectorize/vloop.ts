@@ -50,7 +50,7 @@ export function vectorizeCall(world: World, call: Continuation): void {
   const outer = new Map<Def, Def>(env.map((d, k) => [d, vloop.param(3 + k)]));
 
   if (lanes === 1) scalarLoop(world, vloop, cfg, outer);
-  else vectorLoop(world, vloop, cfg, outer, slots, lanes);
+  else vectorLoop(world, vloop, cfg, outer, slots, lanes, isLit(lower) && isLit(upper) && BigInt(upper.payload) - BigInt(lower.payload) <= BigInt(lanes));
   call.jump(vloop, [mem, lower, upper, ...env, ret]);
 }
 
@@ -74,8 +74,13 @@ function scalarLoop(world: World, vloop: Continuation, cfg: BodyCfg, outer: Read
   cloner.run();
 }
 
-/** Full iterations of `lanes` lanes, then masked ones for the rest. */
-function vectorLoop(world: World, vloop: Continuation, cfg: BodyCfg, outer: ReadonlyMap<Def, Def>, slots: readonly PrimOp[], lanes: number): void {
+/**
+ * Full iterations of `lanes` lanes, then masked ones for the rest. `oneIteration`: the call's
+ * bounds are known and at most `lanes` apart (the children of a BVH node, a block of
+ * triangles), so there is no next iteration to prefetch for or to advance addresses to: the
+ * iteration keeps the i32 addresses, with no check before the loop and no prefetches.
+ */
+function vectorLoop(world: World, vloop: Continuation, cfg: BodyCfg, outer: ReadonlyMap<Def, Def>, slots: readonly PrimOp[], lanes: number, oneIteration: boolean): void {
   const simd = new Simd(world, lanes);
   const seeds = new Map(outer);
   const forest = new LoopForest(cfg);
@@ -114,14 +119,14 @@ function vectorLoop(world: World, vloop: Continuation, cfg: BodyCfg, outer: Read
   const prefetch = block('vector_prefetch');
   const leave = block('vector_leave');
   world.branch(head, head.param(0), world.cmp('le', j, world.arith('sub', world.cast(i64, upper), world.lit(i64, BigInt(lanes)))), prefetch, leave);
-  const wide = new WideIndex(world, vloop, i, j);
+  const wide = oneIteration ? null : new WideIndex(world, vloop, i, j);
   const full = block('vector_iteration');
   const next = block('vector_next');
   iteration(info(new Memory(simd, wide)), full, laneIndex(i), privates, simd.all).jump(next, []);
   next.jump(head, [next.param(0), world.arith('add', j, world.lit(i64, BigInt(lanes)))]);
   // The streams to prefetch are known once the iteration is.
   const prologue = new Builder(world, prefetch);
-  wide.prefetch(prologue);
+  wide?.prefetch(prologue);
   prologue.jump(full, []);
 
   // Masked iterations from `i` on while lanes are left: at most one after the full
@@ -141,7 +146,7 @@ function vectorLoop(world: World, vloop: Continuation, cfg: BodyCfg, outer: Read
   world.branch(b.cur, b.mem, world.cmp('gt', left, world.lit(u32, BigInt(lanes))), more, done);
   more.jump(tail, [more.param(0), world.arith('add', t, world.litI32(lanes))]);
 
-  if (!wide.offsets.size) {
+  if (!wide?.offsets.size) {
     vloop.jump(head, [mem, world.cast(i64, lower)]);
     return;
   }
