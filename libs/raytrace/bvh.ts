@@ -1,7 +1,6 @@
-// Our BVH builder: a binned SAH top-down build of a binary tree over the mesh's triangles
-// (bvh-kernel.mjs; the top levels on the calling thread, the subtrees below them on all
-// cores through worker threads sharing the arrays), optionally with spatial splits
-// (bvh-sbvh.ts), then the collapse of the binary tree into 4- or 8-wide nodes (each wide
+// Our BVH builder: a binned SAH top-down build of a binary tree over the mesh's triangles,
+// optionally with spatial splits (bvh-kernel.mjs; the top levels on the calling thread, the
+// subtrees below them on all cores through worker threads sharing the arrays), then the collapse of the binary tree into 4- or 8-wide nodes (each wide
 // node repeatedly opens its child with the largest surface area, as Embree's builders do).
 //
 // Two forms of the result: `PackedBvh`, flat typed arrays (what the build produces and
@@ -11,8 +10,7 @@
 // packed form and makes its node objects only when they are first asked for.
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { blockSlots, type BuildArrays, buildSubtree, findSplit, makeScratch, partition, rangeBounds } from './bvh-kernel.mjs';
-import { buildSpatialBinary } from './bvh-sbvh.ts';
+import { blockSlots, type BuildArrays, buildSubtree, halfArea, makeScratch, rangeBounds, splitNode } from './bvh-kernel.mjs';
 import { leafWidthFor } from './layout.ts';
 import { emptyBounds, type Mesh, surfaceArea, triangleBounds } from './mesh.ts';
 
@@ -98,18 +96,14 @@ export function buildBvh(mesh: Mesh, options: BuildOptions): Bvh {
   // arity / 2 binary nodes into each wide one. Measured on Sibenik, this lowers the wide
   // trees' SAH cost (with the standard constants) by 1–3% over pricing each binary node fully.
   const sah = { ...DEFAULT_SAH, traversalCost: (DEFAULT_SAH.traversalCost * 2) / arity };
-  const binary = options.spatialSplits
-    ? buildSpatialBinary(mesh, maxLeafSize, leafBlock, sah)
-    : buildBinary(mesh, maxLeafSize, leafBlock, threads, sah);
+  const binary = buildBinary(mesh, maxLeafSize, leafBlock, threads, sah, options.spatialSplits === true);
   return bvhFromPacked(collapse(binary, arity));
 }
 
-/** A binary tree in the kernel's arrays; a leaf's references are order[nodeA, nodeA + nodeCount). */
+/** A binary tree in the kernel's arrays; a leaf's references are slots [nodeA, nodeA + nodeCount). */
 export interface BinaryTree {
   readonly arrays: BuildArrays;
   readonly root: number;
-  /** Triangle of each reference; null when reference i is triangle i. */
-  readonly refPrim: Uint32Array | null;
 }
 
 /** The box of every triangle, 6 floats each, in `out` (which may be shared memory). */
@@ -126,24 +120,39 @@ export function triangleBoxes(mesh: Mesh, out: Float32Array): Float32Array {
   return out;
 }
 
-/** Float32/Int32/Uint32 array of `length` elements, in shared memory when other threads will write it. */
+/** Float32/Int32/Uint32 array of `length` elements, in shared memory when other threads will read or write it. */
 function typed<T extends Float32Array | Int32Array | Uint32Array>(
   Kind: { new (b: ArrayBufferLike): T; new (n: number): T; BYTES_PER_ELEMENT: number }, length: number, shared: boolean,
 ): T {
   return shared ? new Kind(new SharedArrayBuffer(length * Kind.BYTES_PER_ELEMENT)) : new Kind(length);
 }
 
-function buildBinary(mesh: Mesh, maxLeafSize: number, leafBlock: number, threads: number, sah: SahConstants): BinaryTree {
+/** Slots for references: spatial splits may make up to this many times the triangles (the tree uses fewer, 1.1–1.25× on the benchmark scenes; the benchmark gives Embree's rtcBuildBVH 2×). */
+export const MAX_DUPLICATION = 1.6;
+
+function buildBinary(mesh: Mesh, maxLeafSize: number, leafBlock: number, threads: number, sah: SahConstants, spatial: boolean): BinaryTree {
   const n = mesh.triangleCount;
   const parallel = threads > 1 && n >= 256;
-  // Subtree tasks use nodes [2·start, 2·end); the nodes the top-level splits make follow at 2n.
+  // Slots: the triangles, then the free slots spatial splits may fill.
+  const slots = spatial ? Math.max(n, Math.floor(n * MAX_DUPLICATION)) : n;
+  // Subtree tasks use nodes [2·start, 2·extEnd); the nodes the top-level splits make follow at 2·slots.
   const maxTop = parallel ? 64 * threads : 0;
-  const cap = 2 * n + maxTop;
-  const order = typed(Uint32Array, n, parallel);
-  for (let i = 0; i < n; i++) order[i] = i;
+  const cap = 2 * slots + maxTop;
+  const refPrim = typed(Uint32Array, slots, parallel);
+  for (let i = 0; i < n; i++) refPrim[i] = i;
+  // The workers read the mesh for spatial splits: a shared copy.
+  let positions: Float32Array | null = null, triangles: Uint32Array | null = null;
+  if (spatial) {
+    positions = parallel ? typed(Float32Array, mesh.positions.length, true) : mesh.positions;
+    triangles = parallel ? typed(Uint32Array, mesh.triangles.length, true) : mesh.triangles;
+    if (parallel) {
+      positions.set(mesh.positions);
+      triangles.set(mesh.triangles);
+    }
+  }
   const arrays: BuildArrays = {
-    refBounds: triangleBoxes(mesh, typed(Float32Array, 6 * n, parallel)),
-    order,
+    refBounds: triangleBoxes(mesh, typed(Float32Array, 6 * slots, parallel)),
+    refPrim,
     nodeBounds: typed(Float32Array, 6 * cap, parallel),
     nodeA: typed(Int32Array, cap, parallel),
     nodeB: typed(Int32Array, cap, parallel),
@@ -152,33 +161,36 @@ function buildBinary(mesh: Mesh, maxLeafSize: number, leafBlock: number, threads
     leafBlock,
     traversalCost: sah.traversalCost,
     intersectionCost: sah.intersectionCost,
+    positions,
+    triangles,
+    rootArea: 0,
   };
   const bounds = new Float64Array(12);
   rangeBounds(arrays, 0, n, bounds, 0);
+  arrays.rootArea = halfArea(bounds, 0);
   if (!parallel) {
-    buildSubtree(arrays, 0, n, 0, bounds, makeScratch());
-    return { arrays, root: 0, refPrim: null };
+    buildSubtree(arrays, 0, n, slots, 0, bounds, makeScratch());
+    return { arrays, root: 0 };
   }
-  const root = buildParallel(arrays, n, bounds, threads, maxTop);
-  return { arrays, root, refPrim: null };
+  return { arrays, root: buildParallel(arrays, n, slots, bounds, threads, maxTop) };
 }
 
 /**
  * Splits the top of the tree on this thread until there are about 4 tasks per thread,
  * then builds the tasks' subtrees on this thread and the workers together, largest first.
  */
-function buildParallel(a: BuildArrays, n: number, rootBounds: Float64Array, threads: number, maxTop: number): number {
-  interface Range { start: number; end: number; bounds: Float64Array; parent: number; side: 0 | 1; final: boolean }
+function buildParallel(a: BuildArrays, n: number, slots: number, rootBounds: Float64Array, threads: number, maxTop: number): number {
+  interface Range { start: number; end: number; extEnd: number; bounds: Float64Array; parent: number; side: 0 | 1; final: boolean }
   const scratch = makeScratch();
-  const pending: Range[] = [{ start: 0, end: n, bounds: rootBounds, parent: -1, side: 0, final: false }];
-  let top = 2 * n, root = -1;
+  const pending: Range[] = [{ start: 0, end: n, extEnd: slots, bounds: rootBounds, parent: -1, side: 0, final: false }];
+  let top = 2 * slots, root = -1;
   const link = (r: Range, node: number) => {
     if (r.parent < 0) root = node;
     else if (r.side === 0) a.nodeA[r.parent] = node;
     else a.nodeB[r.parent] = node;
   };
   const wanted = 4 * threads, smallest = Math.max(64, n / (16 * threads));
-  while (pending.length < wanted && top < 2 * n + maxTop) {
+  while (pending.length < wanted && top < 2 * slots + maxTop) {
     let pick = -1;
     for (let i = 0; i < pending.length; i++) {
       const r = pending[i]!;
@@ -186,28 +198,27 @@ function buildParallel(a: BuildArrays, n: number, rootBounds: Float64Array, thre
     }
     if (pick < 0) break;
     const r = pending[pick]!;
-    findSplit(a, r.start, r.end, r.bounds, 0, scratch);
-    if (scratch.split[0]! < 0) {
-      r.final = true; // every centroid in one point: the task's own build halves it
+    if (!splitNode(a, r.start, r.end, r.extEnd, r.bounds, 0, scratch)) {
+      r.final = true; // a leaf: its task makes it one
       continue;
     }
-    const mid = partition(a, r.start, r.end, scratch, -1);
     const node = top++;
     a.nodeBounds.set(r.bounds.subarray(0, 6), 6 * node);
     a.nodeCount[node] = 0;
     link(r, node);
-    const cb = scratch.childBounds;
+    const cb = scratch.childBounds, g = scratch.ranges;
     pending.splice(pick, 1,
-      { start: r.start, end: mid, bounds: cb.slice(0, 12), parent: node, side: 0, final: false },
-      { start: mid, end: r.end, bounds: cb.slice(12, 24), parent: node, side: 1, final: false });
+      { start: g[0]!, end: g[1]!, extEnd: g[2]!, bounds: cb.slice(0, 12), parent: node, side: 0, final: false },
+      { start: g[3]!, end: g[4]!, extEnd: g[5]!, bounds: cb.slice(12, 24), parent: node, side: 1, final: false });
   }
   pending.sort((x, y) => y.end - y.start - (x.end - x.start));
-  const tasks = new Int32Array(new SharedArrayBuffer(8 * pending.length));
+  const tasks = new Int32Array(new SharedArrayBuffer(12 * pending.length));
   const taskBounds = new Float64Array(new SharedArrayBuffer(8 * 12 * pending.length));
   const control = new Int32Array(new SharedArrayBuffer(12));
   pending.forEach((r, t) => {
-    tasks[2 * t] = r.start;
-    tasks[2 * t + 1] = r.end;
+    tasks[3 * t] = r.start;
+    tasks[3 * t + 1] = r.end;
+    tasks[3 * t + 2] = r.extEnd;
     taskBounds.set(r.bounds.subarray(0, 12), 12 * t);
     link(r, 2 * r.start);
   });
@@ -215,7 +226,7 @@ function buildParallel(a: BuildArrays, n: number, rootBounds: Float64Array, thre
   for (;;) {
     const t = Atomics.add(control, 0, 1);
     if (t >= pending.length) break;
-    buildSubtree(a, tasks[2 * t]!, tasks[2 * t + 1]!, 2 * tasks[2 * t]!, taskBounds.subarray(12 * t, 12 * t + 12), scratch);
+    buildSubtree(a, tasks[3 * t]!, tasks[3 * t + 1]!, tasks[3 * t + 2]!, 2 * tasks[3 * t]!, taskBounds.subarray(12 * t, 12 * t + 12), scratch);
     Atomics.add(control, 1, 1);
   }
   // Tasks a worker claimed are finished by it; wait for the last (in slices, to stay responsive to none).
@@ -243,49 +254,65 @@ function workers(count: number): Worker[] {
 /**
  * The binary tree as a packed BVH of the given arity: each wide node opens its largest
  * inner child until it has `arity` children; nodes are numbered breadth first, so the
- * children of a node are consecutive.
+ * children of a node are consecutive, and leaves' triangles are stored in the same order.
  */
 function collapse(tree: BinaryTree, arity: 2 | 4 | 8): PackedBvh {
-  const { nodeBounds, nodeA, nodeB, nodeCount, order } = tree.arrays;
-  const cap = nodeA.length;
+  const { nodeBounds, nodeA, nodeB, nodeCount, refPrim } = tree.arrays;
+  // Wide nodes ≤ binary nodes; the binary tree has 2·leaves − 1 nodes, leaves ≤ references.
+  let references = 0, binaryNodes = 0;
+  for (let stack = [tree.root]; stack.length > 0;) {
+    const b = stack.pop()!;
+    binaryNodes++;
+    if (nodeCount[b]! > 0) references += nodeCount[b]!;
+    else stack.push(nodeA[b]!, nodeB[b]!);
+  }
+  const cap = binaryNodes;
   const bounds = new Float32Array(6 * cap);
   const firstChild = new Int32Array(cap);
   const childCount = new Uint8Array(cap);
   const primStart = new Uint32Array(cap);
   const primCount = new Uint32Array(cap);
+  const prims = new Uint32Array(references);
   // Queue of (wide node, binary node) pairs; wide nodes are created in queue order.
   const queue = new Int32Array(2 * cap);
-  let head = 0, tail = 0, count = 1;
+  let head = 0, tail = 0, count = 1, primsUsed = 0;
   queue[tail++] = 0;
   queue[tail++] = tree.root;
-  const open = new Int32Array(arity);
-  const area = (i: number) => surfaceArea(nodeBounds, 6 * i);
+  const open = new Int32Array(arity), openArea = new Float64Array(arity);
   while (head < tail) {
     const wide = queue[head++]!, bin = queue[head++]!;
     for (let k = 0; k < 6; k++) bounds[6 * wide + k] = nodeBounds[6 * bin + k]!;
-    if (nodeCount[bin]! > 0) {
-      primStart[wide] = nodeA[bin]!;
-      primCount[wide] = nodeCount[bin]!;
+    const leafSize = nodeCount[bin]!;
+    if (leafSize > 0) {
+      primStart[wide] = primsUsed;
+      primCount[wide] = leafSize;
+      for (let i = nodeA[bin]!, end = i + leafSize; i < end; i++) prims[primsUsed++] = refPrim[i]!;
       continue;
     }
     let m = 2;
     open[0] = nodeA[bin]!;
     open[1] = nodeB[bin]!;
+    openArea[0] = nodeCount[open[0]!] === 0 ? surfaceArea(nodeBounds, 6 * open[0]!) : -1;
+    openArea[1] = nodeCount[open[1]!] === 0 ? surfaceArea(nodeBounds, 6 * open[1]!) : -1;
     while (m < arity) {
       let best = -1, bestArea = -1;
       for (let i = 0; i < m; i++) {
-        const c = open[i]!;
-        if (nodeCount[c] === 0 && area(c) > bestArea) {
+        if (openArea[i]! > bestArea) {
           best = i;
-          bestArea = area(c);
+          bestArea = openArea[i]!;
         }
       }
       if (best < 0) break;
       const c = open[best]!;
       // The opened node's children take its place, keeping the binary tree's left-to-right order.
-      for (let i = m; i > best + 1; i--) open[i] = open[i - 1]!;
+      for (let i = m; i > best + 1; i--) {
+        open[i] = open[i - 1]!;
+        openArea[i] = openArea[i - 1]!;
+      }
       open[best] = nodeA[c]!;
       open[best + 1] = nodeB[c]!;
+      openArea[best] = nodeCount[open[best]!] === 0 ? surfaceArea(nodeBounds, 6 * open[best]!) : -1;
+      openArea[best + 1] = nodeCount[open[best + 1]!] === 0 ? surfaceArea(nodeBounds, 6 * open[best + 1]!) : -1;
       m++;
     }
     firstChild[wide] = count;
@@ -295,11 +322,6 @@ function collapse(tree: BinaryTree, arity: 2 | 4 | 8): PackedBvh {
       queue[tail++] = open[i]!;
     }
   }
-  let prims: Uint32Array;
-  if (tree.refPrim) {
-    prims = new Uint32Array(order.length);
-    for (let i = 0; i < order.length; i++) prims[i] = tree.refPrim[order[i]!]!;
-  } else prims = order instanceof Uint32Array && !(order.buffer instanceof SharedArrayBuffer) ? order : order.slice();
   return {
     arity,
     nodeCount: count,
