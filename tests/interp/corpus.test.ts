@@ -40,9 +40,6 @@ const NOT_EVERY_STAGE: Record<string, string> = {
   compat_runtime_taskgraph: 'the 2018 task graph calls back from C',
   // rv_* mean W lanes; before vectorize the interpreter runs the body one lane at a time.
   compat_rv_intrinsics: 'rv_* results depend on the vector width',
-  // After vectorize: masked loads and scatters are not emulated by the interpreter yet.
-  compat_vectorize_five_args: 'masked vector memory intrinsics',
-  compat_vectorize_lane_copies: 'masked vector memory intrinsics',
 };
 
 describe('interpreter on the conformance corpus', () => {

@@ -1,9 +1,9 @@
 // Imported functions the interpreter emulates: the C runtime (runtime/print.c and
 // friends), a little libc, and the LLVM math intrinsics reached through `extern "device"`.
 import type { Continuation } from '../ir/defs.ts';
-import { FnType, PrimType, type TypeTable } from '../ir/types.ts';
+import { FnType, PrimType, PtrVectorType, type TypeTable } from '../ir/types.ts';
 import { formatFixed, formatG } from './format.ts';
-import { copyBytes, fillBytes, readCString, untypedBlock } from './memory.ts';
+import { copyBytes, elementPointer, fillBytes, load, readCString, store, untypedBlock } from './memory.ts';
 import { fusedMultiplyAdd, lanes, roundFloat, wrapInt } from './numeric.ts';
 import { InterpError, Pointer, type Value } from './values.ts';
 
@@ -221,6 +221,7 @@ function llvmMath(name: string): ExternFn | undefined {
   const op = name.split('.')[1] ?? '';
   // A prefetch (the vectoriser's, ahead of streamed loads) is a hint with no effect on results.
   if (op === 'prefetch') return () => undefined;
+  if (op === 'masked') return maskedMemory(name.split('.')[2] ?? '');
   const int = integer[op];
   if (int) {
     return (_ctx, args, callee) => {
@@ -241,6 +242,31 @@ function llvmMath(name: string): ExternFn | undefined {
   return (_ctx, args, callee) => {
     const t = resultType(callee);
     return lanes(t, (...xs) => roundFloat(t, f(...(xs as number[]))), ...args);
+  };
+}
+
+/**
+ * `llvm.masked.load/store` (W consecutive elements from a pointer to the first) and
+ * `llvm.masked.gather/scatter` (a vector of pointers), as the vectoriser emits them:
+ * lanes whose mask is off are not accessed, and a load gives them the passthru lane.
+ */
+function maskedMemory(op: string): ExternFn | undefined {
+  const reads = op === 'load' || op === 'gather';
+  if (!reads && op !== 'store' && op !== 'scatter') return undefined;
+  return (ctx, args, callee) => {
+    const ps = callee.fnType.params;
+    const vt = reads ? (ps[ps.length - 1] as FnType).params[1]! : ps[1]!;
+    const elem = vt instanceof PrimType ? ctx.types.prim(vt.prim) : (vt as PtrVectorType).lane;
+    const [addr, , mask, x] = reads ? args : [args[1], args[2], args[3], args[0]];
+    const where = (l: number): Pointer =>
+      op === 'load' || op === 'store' ? elementPointer(pointer(addr, callee.name), ctx.types.indefiniteArray(elem), l) : pointer((addr as Value[])[l], callee.name);
+    const on = mask as boolean[];
+    const xs = x as Value[];
+    if (reads) return on.map((m, l) => (m ? load(ctx.types, where(l), elem) : xs[l]!));
+    on.forEach((m, l) => {
+      if (m) store(ctx.types, where(l), elem, xs[l]!);
+    });
+    return undefined;
   };
 }
 

@@ -15,7 +15,7 @@ import { cpuLayout } from '../ir/layout.ts';
 import { Nesting } from '../ir/nesting.ts';
 import type { World } from '../ir/world.ts';
 import {
-  type DefiniteArrayType, type FnType, IndefiniteArrayType, type IRType, PrimType, PtrType, type TupleType, type TypeTable,
+  type DefiniteArrayType, type FnType, IndefiniteArrayType, type IRType, PrimType, PtrType, PtrVectorType, type TupleType, type TypeTable,
 } from '../ir/types.ts';
 import { Addresses } from './addresses.ts';
 import { findExtern } from './externs.ts';
@@ -351,8 +351,16 @@ class Machine implements IntrinsicContext {
         copy[i] = x[2]!;
         return copy;
       }
-      case 'lea':
-        return elementPointer(x[0] as Pointer, (ops[0]!.type as PtrType).pointee, index(x[1]!));
+      case 'lea': {
+        const t = ops[0]!.type;
+        const pointee = (t instanceof PtrVectorType ? t.lane : (t as PtrType)).pointee;
+        const [base, i] = [x[0]!, x[1]!];
+        if (!Array.isArray(base) && !Array.isArray(i)) return elementPointer(base as Pointer, pointee, index(i));
+        // The vectoriser's lane addresses: a vector of pointers from a vector of bases or indices.
+        const n = ((Array.isArray(base) ? base : i) as Value[]).length;
+        const lane = (v: Value, l: number): Value => (Array.isArray(v) ? v[l]! : v);
+        return Array.from({ length: n }, (_, l) => elementPointer(lane(base, l) as Pointer, pointee, index(lane(i, l))));
+      }
       // The mem operand was evaluated first (operands go left to right), so earlier effects have happened.
       case 'load':
         return [MEM, load(this.types, x[1] as Pointer, (ops[1]!.type as PtrType).pointee)];

@@ -164,6 +164,14 @@ function convertScalar(to: PrimType, x: Scalar): Scalar {
 
 /** Reinterprets the bits of a scalar or vector as another type of the same size. */
 export function bitcastPrim(from: PrimType, to: PrimType, v: Value): Value {
+  // A mask `<N x bool>` is N bits, lane 0 the lowest (LLVM's `<N x i1>`), as the vectoriser's `any`/`ballot` read it.
+  if (from.isBool && from.length > 1 && !to.isBool && to.length === 1 && to.bits === from.length) {
+    return wrapInt(to, (v as boolean[]).reduce((bits, on, l) => (on ? bits | (1n << BigInt(l)) : bits), 0n));
+  }
+  if (to.isBool && to.length > 1 && !from.isBool && from.length === 1 && from.bits === to.length) {
+    const bits = BigInt.asUintN(from.bits, v as bigint);
+    return Array.from({ length: to.length }, (_, l) => ((bits >> BigInt(l)) & 1n) === 1n);
+  }
   if (from.isBool || to.isBool || from.bits * from.length !== to.bits * to.length) {
     throw new InterpError(`unsupported in interpreter: bitcast from ${from} to ${to}`);
   }
