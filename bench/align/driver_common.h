@@ -4,6 +4,7 @@
 // each; pairs = "<query index> <target index>" per line.
 #pragma once
 #include <chrono>
+#include <ctime>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
@@ -54,10 +55,21 @@ inline double now_ms() {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-/** {"about": ..., "ms": [...], "scores": [...]} on one line. */
-inline void print_result(const std::string &about, const std::vector<double> &ms, const std::vector<long> &scores) {
+/** CPU time of the process (all its threads), for timings on a machine shared with other work. */
+inline double now_cpu_ms() {
+  timespec t;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+/** {"about": ..., "ms": [...], "cpu_ms": [...] (when measured), "scores": [...]} on one line. */
+inline void print_result(const std::string &about, const std::vector<double> &ms, const std::vector<long> &scores, const std::vector<double> &cpu_ms = {}) {
   std::printf("{\"about\":\"%s\",\"ms\":[", about.c_str());
   for (size_t i = 0; i < ms.size(); i++) std::printf("%s%.4f", i ? "," : "", ms[i]);
+  if (!cpu_ms.empty()) {
+    std::printf("],\"cpu_ms\":[");
+    for (size_t i = 0; i < cpu_ms.size(); i++) std::printf("%s%.4f", i ? "," : "", cpu_ms[i]);
+  }
   std::printf("],\"scores\":[");
   for (size_t i = 0; i < scores.size(); i++) std::printf("%s%ld", i ? "," : "", scores[i]);
   std::printf("]}\n");

@@ -26,7 +26,7 @@ int main(int argc, char **argv) {
     for (size_t b = 0; b < m.alphabet.size(); b++) parasail_matrix_set_value(pm, a, b, m.at(a, b));
   omp_set_num_threads(threads);
   std::vector<long> scores(pairs.size());
-  std::vector<double> ms;
+  std::vector<double> ms, cpu;
   std::string isa = parasail_can_use_avx2() ? "AVX2 256-bit" : parasail_can_use_sse41() ? "SSE4.1 128-bit" : "SSE2 128-bit";
   std::string threads_text = std::to_string(threads) + " thread" + (threads > 1 ? "s" : "");
   if (vec.size() > 8 && vec.compare(vec.size() - 8, 8, "_profile") == 0) {
@@ -36,7 +36,7 @@ int main(int argc, char **argv) {
     if (!f) die("parasail has no function " + name);
     std::vector<parasail_profile_t *> profiles(queries.size(), nullptr);
     for (int run = -1; run < runs; run++) {
-      double t0 = now_ms();
+      double t0 = now_ms(), c0 = now_cpu_ms();
 #pragma omp parallel for schedule(dynamic, 1)
       for (size_t qi = 0; qi < queries.size(); qi++) profiles[qi] = parasail_profile_create_sat(queries[qi].c_str(), queries[qi].size(), pm);
 #pragma omp parallel for schedule(dynamic, 1)
@@ -47,10 +47,10 @@ int main(int argc, char **argv) {
         parasail_result_free(r);
       }
       for (auto &p : profiles) parasail_profile_free(p);
-      double t1 = now_ms();
-      if (run >= 0) ms.push_back(t1 - t0);
+      double t1 = now_ms(), c1 = now_cpu_ms();
+      if (run >= 0) ms.push_back(t1 - t0), cpu.push_back(c1 - c0);
     }
-    print_result("Parasail 2.6 " + name + " (as parasail_aligner; " + isa + ", " + threads_text + ")", ms, scores);
+    print_result("Parasail 2.6 " + name + " (as parasail_aligner; " + isa + ", " + threads_text + ")", ms, scores, cpu);
     parasail_matrix_free(pm);
     return 0;
   }
@@ -60,7 +60,7 @@ int main(int argc, char **argv) {
     parasail_function_t *f = parasail_lookup_function(name.c_str());
     if (!f) die("parasail has no function " + name);
     int saturated = 0;
-    double t0 = now_ms();
+    double t0 = now_ms(), c0 = now_cpu_ms();
 #pragma omp parallel for schedule(dynamic, 1) reduction(| : saturated)
     for (size_t k = 0; k < pairs.size(); k++) {
       const std::string &q = queries[pairs[k].first], &t = targets[pairs[k].second];
@@ -73,15 +73,15 @@ int main(int argc, char **argv) {
       }
       parasail_result_free(r);
     }
-    double t1 = now_ms();
+    double t1 = now_ms(), c1 = now_cpu_ms();
     if (saturated) {
       if (width == 32) die("parasail saturated at 32 bits");
       width = 32;
       run = -2;  // warm up again at the new width
       continue;
     }
-    if (run >= 0) ms.push_back(t1 - t0);
+    if (run >= 0) ms.push_back(t1 - t0), cpu.push_back(c1 - c0);
   }
-  print_result("Parasail 2.6 " + family + (trace ? "_trace_" : "_") + vec + "_" + std::to_string(width) + " (" + isa + ", " + threads_text + ")", ms, scores);
+  print_result("Parasail 2.6 " + family + (trace ? "_trace_" : "_") + vec + "_" + std::to_string(width) + " (" + isa + ", " + threads_text + ")", ms, scores, cpu);
   parasail_matrix_free(pm);
 }

@@ -96,6 +96,8 @@ export interface ReferenceResult {
   about: string;
   /** Per timed run: all pairs, in ms. */
   times: number[];
+  /** Per timed run: the CPU time of all the driver's threads, in ms (drivers that measure it). */
+  cpuTimes?: number[];
   /** Per pair, in order. */
   scores: number[];
 }
@@ -131,8 +133,8 @@ async function runDriver(exe: string, args: string[]): Promise<ReferenceResult> 
   if (!r.ok) throw new Error(`${name} failed: ${r.stderr.trim().split('\n').slice(-1)[0] ?? ''}`);
   const json = r.stdout.split('\n').find((l) => l.startsWith('{'));
   if (!json) throw new Error(`${name} printed no result`);
-  const out = JSON.parse(json) as { about: string; ms: number[]; scores: number[] };
-  return { about: out.about, times: out.ms, scores: out.scores };
+  const out = JSON.parse(json) as { about: string; ms: number[]; cpu_ms?: number[]; scores: number[] };
+  return { about: out.about, times: out.ms, cpuTimes: out.cpu_ms, scores: out.scores };
 }
 
 /** Gap open and extend in Parasail's convention (a linear gap opens and extends at the same cost). */

@@ -69,6 +69,8 @@ interface Measured {
   name: string;
   about: string;
   ms: number[];
+  /** CPU time of every thread per run (where measured): on a shared machine the work done, whatever the others take. */
+  cpuMs?: number[];
   scores: number[];
 }
 
@@ -180,12 +182,16 @@ async function runOurs(c: Case): Promise<Measured> {
     log(`${c.label}: AnySeq ${schedule}`);
     const scores = once();
     const ms: number[] = [];
+    const cpuMs: number[] = [];
     for (let k = 0; k < runs; k++) {
       const t0 = process.hrtime.bigint();
+      const c0 = process.cpuUsage();
       once();
       ms.push(Number(process.hrtime.bigint() - t0) / 1e6);
+      const c = process.cpuUsage(c0);
+      cpuMs.push((c.user + c.system) / 1e3);
     }
-    const m = { name: `AnySeq ${schedule}`, about: `AnySeq ${schedule}, ${substitution} scoring, ${threads} thread${threads > 1 ? 's' : ''}`, ms, scores };
+    const m = { name: `AnySeq ${schedule}`, about: `AnySeq ${schedule}, ${substitution} scoring, ${threads} thread${threads > 1 ? 's' : ''}`, ms, cpuMs, scores };
     if (!best || median(m.ms) < median(best.ms)) best = m;
   }
   return best!;
@@ -229,7 +235,7 @@ async function main(): Promise<number> {
           variant: r.variant,
           onStep: (s) => log(`${c.label}: ${s}`),
         });
-        row.refs.push({ name: REFERENCE_TITLES[r.driver], about: res.about, ms: res.times, scores: res.scores });
+        row.refs.push({ name: REFERENCE_TITLES[r.driver], about: res.about, ms: res.times, cpuMs: res.cpuTimes, scores: res.scores });
       } catch (e) {
         row.skipped.push(`${REFERENCE_TITLES[r.driver]}: ${(e as Error).message}`);
         log(`${c.label}: ${REFERENCE_TITLES[r.driver]} skipped: ${(e as Error).message}`);
@@ -248,8 +254,8 @@ async function main(): Promise<number> {
       case: r.c.label,
       input: r.c.input,
       cells: r.cells,
-      ours: r.ours && { about: r.ours.about, ms: r.ours.ms, gcups: gcups(r.cells, median(r.ours.ms)) },
-      references: r.refs.map((m) => ({ about: m.about, ms: m.ms, gcups: gcups(r.cells, median(m.ms)), scoresEqual: sameScores(r.ours, m) })),
+      ours: r.ours && { about: r.ours.about, ms: r.ours.ms, cpuMs: r.ours.cpuMs, gcups: gcups(r.cells, median(r.ours.ms)) },
+      references: r.refs.map((m) => ({ about: m.about, ms: m.ms, cpuMs: m.cpuMs, gcups: gcups(r.cells, median(m.ms)), scoresEqual: sameScores(r.ours, m) })),
       skipped: r.skipped,
     })),
   };
@@ -276,14 +282,23 @@ function rowCells(r: Row): string[] {
     `${ours.toFixed(2)} (${r.ours?.name.replace('AnySeq ', '') ?? '-'})`,
     best ? `${bestG.toFixed(2)} (${best.about})` : '-',
     best ? `${(ours / bestG).toFixed(2)}×` : '-',
+    cpuRatio(r),
     refs.slice(1).map((m) => `${m.name} ${gcups(r.cells, median(m.ms)).toFixed(2)}`).join('; ') || '-',
     refs.length ? (equal ? 'equal' : 'DIFFER') : '-',
   ];
 }
 
+/** The best reference's median CPU time over ours (among the references that measure it), or '-'. */
+function cpuRatio(r: Row): string {
+  const cpu = (m: Measured | undefined) => (m?.cpuMs?.length ? median(m.cpuMs) : undefined);
+  const ours = cpu(r.ours);
+  const refs = r.refs.map(cpu).filter((c): c is number => c !== undefined);
+  return ours && refs.length ? `${(Math.min(...refs) / ours).toFixed(2)}×` : '-';
+}
+
 function printTable(rows: Row[]): void {
   const ghz = clockGHz();
-  const header = ['case', 'input', 'Mcells', 'ours GCUPS', 'best reference GCUPS', 'ratio', 'others', 'scores'];
+  const header = ['case', 'input', 'Mcells', 'ours GCUPS', 'best reference GCUPS', 'ratio', 'CPU-time ratio', 'others', 'scores'];
   const cells = rows.map(rowCells);
   const widths = header.map((h, k) => Math.max(h.length, ...cells.map((c) => c[k]!.length)));
   const line = (c: string[]) => `| ${c.map((v, k) => v.padEnd(widths[k]!)).join(' | ')} |`;
@@ -292,6 +307,7 @@ function printTable(rows: Row[]): void {
   console.log(`|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`);
   for (const c of cells) console.log(line(c));
   console.log(`ratio = ours GCUPS / best reference GCUPS (> 1: ours is faster; the issue's target is ≥ 1.05). Medians of ${runs} runs after a warm-up (SeqAn on one long pair: 1 run), ${threads} thread${threads > 1 ? 's' : ''}.`);
+  console.log(`CPU-time ratio = the best reference's CPU time (all threads) / ours, against the references that measure it: the work each side does, what a machine shared with other work still tells (the load average was ${os.loadavg()[0]!.toFixed(1)} at the end).`);
   if (ghz) {
     console.log(`cells per cycle per core (${ghz.toFixed(2)} GHz × ${threads}): ` + rows.map((r) => `${r.c.label}: ours ${r.ours ? (gcups(r.cells, median(r.ours.ms)) / ghz / threads).toFixed(2) : '-'}`).join('; '));
   }

@@ -39,9 +39,9 @@ int main(int argc, char **argv) {
   std::vector<std::pair<int, std::vector<size_t>>> groups(byQuery.begin(), byQuery.end());
   omp_set_num_threads(threads);
   std::vector<long> scores(pairs.size());
-  std::vector<double> ms;
+  std::vector<double> ms, cpu;
   for (int r = -1; r < runs; r++) {
-    double t0 = now_ms();
+    double t0 = now_ms(), c0 = now_cpu_ms();
 #pragma omp parallel for schedule(dynamic, 1)
     for (size_t g = 0; g < groups.size(); g++) {
       auto &query = q[groups[g].first];
@@ -54,8 +54,8 @@ int main(int argc, char **argv) {
       }
       init_destroy(p);
     }
-    double t1 = now_ms();
-    if (r >= 0) ms.push_back(t1 - t0);
+    double t1 = now_ms(), c1 = now_cpu_ms();
+    if (r >= 0) ms.push_back(t1 - t0), cpu.push_back(c1 - c0);
   }
-  print_result("SSW 1.1 striped SSE2 8/16-bit (" + std::to_string(threads) + " thread" + (threads > 1 ? "s" : "") + ")", ms, scores);
+  print_result("SSW 1.1 striped SSE2 8/16-bit (" + std::to_string(threads) + " thread" + (threads > 1 ? "s" : "") + ")", ms, scores, cpu);
 }

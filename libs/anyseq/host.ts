@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { type CompiledLibrary, compile, type NativeFunction, type SourceFile } from '@anydsl/compiler';
 import { databaseLimit, databaseLookup, MIN_DATABASE_PAIRS, runDatabasePass } from './database.ts';
-import { type DbKernel, entryFunction, type GapKind, type Kernel, kernelName, type PassKernel, type PassMode, type Schedule, type ScoreWidth, type SubstKind, type Width } from './kernels.ts';
+import { type DbKernel, entryFunction, type GapKind, type Kernel, kernelName, type Lookup, type PassKernel, type PassMode, type Schedule, type ScoreWidth, type SubstKind, type Width } from './kernels.ts';
 import type { AlignResult, ScoreResult } from './reference.ts';
 import { checkGaps, type Gaps, type Mode, simpleScores, type Substitution } from './scoring.ts';
 import { alignLinearSpace } from './traceback.ts';
@@ -35,6 +35,8 @@ export interface AlignerOptions {
   width?: ScoreWidth;
   /** Also compile the kernels `align` needs (default true). */
   traceback?: boolean;
+  /** How the database kernels look up substitution scores: `auto` (default: AVX-512 permutes where the CPU has them) or `lanes` (portable). */
+  lookup?: 'auto' | Lookup;
 }
 
 export interface AlignParams {
@@ -228,7 +230,7 @@ export async function compileAligner(options: AlignerOptions): Promise<Aligner> 
 
 /** Compiles several aligners, their kernels together (shared where they coincide). */
 export async function compileAligners(options: readonly AlignerOptions[]): Promise<Aligner[]> {
-  const all = options.map((opts): Required<AlignerOptions> => ({ width: opts.schedule === 'inter' && opts.mode === 'local' ? 8 : 16, traceback: true, ...opts }));
+  const all = options.map((opts): Required<AlignerOptions> => ({ width: opts.schedule === 'inter' && opts.mode === 'local' ? 8 : 16, traceback: true, lookup: 'auto', ...opts }));
   const fns = await compileKernels(all.flatMap(kernelsOf));
   return all.map((o) => makeAligner(o, fns));
 }
@@ -265,9 +267,11 @@ function makeAligner(o: Required<AlignerOptions>, fns: Map<string, NativeFunctio
     },
     scoreMany(pairs, params) {
       checkParams(o, params);
+      // Each sequence once: a database's pairs share their queries and targets.
+      const checked = new Set<Uint8Array>();
       pairs.forEach(([q, t], k) => {
-        checkCodes(q, params.sub, `the query of pair ${k}`);
-        checkCodes(t, params.sub, `the target of pair ${k}`);
+        if (!checked.has(q)) checkCodes(q, params.sub, `the query of pair ${k}`), checked.add(q);
+        if (!checked.has(t)) checkCodes(t, params.sub, `the target of pair ${k}`), checked.add(t);
       });
       if (!many32) return pairs.map(([q, t]) => scorePass.run(q, t, params));
       const rest = (list: readonly (readonly [Uint8Array, Uint8Array])[]) => scoreManyInter(list, params, o.width !== 32 ? many16 : undefined, many32);
@@ -280,7 +284,7 @@ function makeAligner(o: Required<AlignerOptions>, fns: Map<string, NativeFunctio
 /** The database kernels of a local inter aligner: 8 bits (when tried first) and 16, each with this CPU's lookup. */
 function databaseKernels(o: Required<AlignerOptions>): DbKernel[] {
   const widths = o.width === 8 ? ([8, 16] as const) : o.width === 16 ? ([16] as const) : [];
-  return widths.map((width) => ({ kind: 'db', gaps: o.gaps, width, lookup: databaseLookup(width) }));
+  return widths.map((width) => ({ kind: 'db', gaps: o.gaps, width, lookup: o.lookup === 'auto' ? databaseLookup(width) : o.lookup }));
 }
 
 /**
