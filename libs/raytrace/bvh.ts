@@ -10,7 +10,7 @@
 // packed form and makes its node objects only when they are first asked for.
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
-import { blockSlots, type BuildArrays, buildSubtree, halfArea, makeScratch, rangeBounds, splitNode } from './bvh-kernel.mjs';
+import { blockSlots, type BuildArrays, buildSubtree, findSplit, halfArea, makeScratch, partition, rangeBounds, splitNode } from './bvh-kernel.mjs';
 import { leafWidthFor } from './layout.ts';
 import { emptyBounds, type Mesh, surfaceArea, triangleBounds } from './mesh.ts';
 
@@ -255,10 +255,17 @@ function workers(count: number): Worker[] {
  * The binary tree as a packed BVH of the given arity: each wide node opens its largest
  * inner child until it has `arity` children; nodes are numbered breadth first, so the
  * children of a node are consecutive, and leaves' triangles are stored in the same order.
+ * Child places still free then go to splitting leaf children, the one that lowers the SAH
+ * most first, while a split lowers it: the wide node is visited anyway, so the parts cost
+ * only their boxes' areas (the binary build, which prices every split as a node visit,
+ * kept them whole). Embree's wide builders likewise fill each node with as many children as
+ * they can.
  */
 function collapse(tree: BinaryTree, arity: 2 | 4 | 8): PackedBvh {
-  const { nodeBounds, nodeA, nodeB, nodeCount, refPrim } = tree.arrays;
-  // Wide nodes ≤ binary nodes; the binary tree has 2·leaves − 1 nodes, leaves ≤ references.
+  const a = tree.arrays;
+  const { nodeBounds, nodeA, nodeB, nodeCount, refPrim } = a;
+  // Wide nodes ≤ binary nodes + the leaves split here (≤ references); the binary tree has
+  // 2·leaves − 1 nodes, leaves ≤ references.
   let references = 0, binaryNodes = 0;
   for (let stack = [tree.root]; stack.length > 0;) {
     const b = stack.pop()!;
@@ -266,34 +273,53 @@ function collapse(tree: BinaryTree, arity: 2 | 4 | 8): PackedBvh {
     if (nodeCount[b]! > 0) references += nodeCount[b]!;
     else stack.push(nodeA[b]!, nodeB[b]!);
   }
-  const cap = binaryNodes;
+  const cap = binaryNodes + references;
   const bounds = new Float32Array(6 * cap);
   const firstChild = new Int32Array(cap);
   const childCount = new Uint8Array(cap);
   const primStart = new Uint32Array(cap);
   const primCount = new Uint32Array(cap);
   const prims = new Uint32Array(references);
-  // Queue of (wide node, binary node) pairs; wide nodes are created in queue order.
+  // Leaves split here: slots start, count and box; child code −1 − index (a binary node's code is its index).
+  const partStart = new Int32Array(references), partCount = new Int32Array(references), partBounds = new Float64Array(6 * references);
+  let parts = 0;
+  const leafStart = (c: number) => (c >= 0 ? nodeA[c]! : partStart[-1 - c]!);
+  const leafCount = (c: number) => (c >= 0 ? nodeCount[c]! : partCount[-1 - c]!);
+  const scratch = makeScratch(), box = new Float64Array(12);
+  const block = a.leafBlock;
+  /** How much splitting leaf c lowers Σ half-area · block slots (its best object split; 0: none). */
+  const splitGain = (c: number): number => {
+    const k = leafCount(c);
+    if (k < 2) return 0;
+    const start = leafStart(c);
+    rangeBounds(a, start, start + k, box, 0);
+    findSplit(a, start, start + k, box, 0, scratch);
+    return scratch.split[0]! < 0 ? 0 : halfArea(box, 0) * blockSlots(k, block) - scratch.split[2]!;
+  };
+  // Queue of (wide node, child code) pairs; wide nodes are created in queue order.
   const queue = new Int32Array(2 * cap);
   let head = 0, tail = 0, count = 1, primsUsed = 0;
   queue[tail++] = 0;
   queue[tail++] = tree.root;
-  const open = new Int32Array(arity), openArea = new Float64Array(arity);
+  const open = new Int32Array(arity), openArea = new Float64Array(arity), gain = new Float64Array(arity);
+  const innerArea = (c: number) => (c >= 0 && nodeCount[c] === 0 ? surfaceArea(nodeBounds, 6 * c) : -1);
   while (head < tail) {
-    const wide = queue[head++]!, bin = queue[head++]!;
-    for (let k = 0; k < 6; k++) bounds[6 * wide + k] = nodeBounds[6 * bin + k]!;
-    const leafSize = nodeCount[bin]!;
-    if (leafSize > 0) {
+    const wide = queue[head++]!, code = queue[head++]!;
+    if (code >= 0) for (let k = 0; k < 6; k++) bounds[6 * wide + k] = nodeBounds[6 * code + k]!;
+    else for (let k = 0; k < 6; k++) bounds[6 * wide + k] = partBounds[6 * (-1 - code) + k]!;
+    if (code < 0 || nodeCount[code]! > 0) {
+      const start = leafStart(code), size = leafCount(code);
       primStart[wide] = primsUsed;
-      primCount[wide] = leafSize;
-      for (let i = nodeA[bin]!, end = i + leafSize; i < end; i++) prims[primsUsed++] = refPrim[i]!;
+      primCount[wide] = size;
+      for (let i = start, end = start + size; i < end; i++) prims[primsUsed++] = refPrim[i]!;
       continue;
     }
     let m = 2;
-    open[0] = nodeA[bin]!;
-    open[1] = nodeB[bin]!;
-    openArea[0] = nodeCount[open[0]!] === 0 ? surfaceArea(nodeBounds, 6 * open[0]!) : -1;
-    openArea[1] = nodeCount[open[1]!] === 0 ? surfaceArea(nodeBounds, 6 * open[1]!) : -1;
+    open[0] = nodeA[code]!;
+    open[1] = nodeB[code]!;
+    openArea[0] = innerArea(open[0]!);
+    openArea[1] = innerArea(open[1]!);
+    gain.fill(-1);
     while (m < arity) {
       let best = -1, bestArea = -1;
       for (let i = 0; i < m; i++) {
@@ -302,17 +328,49 @@ function collapse(tree: BinaryTree, arity: 2 | 4 | 8): PackedBvh {
           bestArea = openArea[i]!;
         }
       }
-      if (best < 0) break;
-      const c = open[best]!;
+      let first: number, second: number;
+      if (best >= 0) {
+        const c = open[best]!;
+        first = nodeA[c]!;
+        second = nodeB[c]!;
+      } else {
+        // Only leaves: split the one whose split gains most, if any gains.
+        let bestGain = 0;
+        for (let i = 0; i < m; i++) {
+          if (gain[i]! < 0) gain[i] = splitGain(open[i]!);
+          if (gain[i]! > bestGain) {
+            best = i;
+            bestGain = gain[i]!;
+          }
+        }
+        if (best < 0) break;
+        const c = open[best]!, start = leafStart(c), k = leafCount(c);
+        splitGain(c); // the chosen split, into the scratch again
+        const mid = partition(a, start, start + k, scratch, -1);
+        first = -1 - parts;
+        second = -2 - parts;
+        partStart[parts] = start;
+        partCount[parts] = mid - start;
+        partStart[parts + 1] = mid;
+        partCount[parts + 1] = start + k - mid;
+        for (let q = 0; q < 6; q++) {
+          partBounds[6 * parts + q] = scratch.childBounds[q]!;
+          partBounds[6 * parts + 6 + q] = scratch.childBounds[12 + q]!;
+        }
+        parts += 2;
+      }
       // The opened node's children take its place, keeping the binary tree's left-to-right order.
       for (let i = m; i > best + 1; i--) {
         open[i] = open[i - 1]!;
         openArea[i] = openArea[i - 1]!;
+        gain[i] = gain[i - 1]!;
       }
-      open[best] = nodeA[c]!;
-      open[best + 1] = nodeB[c]!;
-      openArea[best] = nodeCount[open[best]!] === 0 ? surfaceArea(nodeBounds, 6 * open[best]!) : -1;
-      openArea[best + 1] = nodeCount[open[best + 1]!] === 0 ? surfaceArea(nodeBounds, 6 * open[best + 1]!) : -1;
+      open[best] = first;
+      open[best + 1] = second;
+      openArea[best] = innerArea(first);
+      openArea[best + 1] = innerArea(second);
+      gain[best] = -1;
+      gain[best + 1] = -1;
       m++;
     }
     firstChild[wide] = count;
