@@ -8,10 +8,12 @@
 //   halide_pipelines --target        (prints the host target the kernels are compiled for)
 //   halide_pipelines --runtime <file.o>   (the Halide runtime for that target, for the driver)
 //
-// pipeline: box3 gauss5 unsharp sobel harris; type: u8 i32 f32 (harris: u8 or f32 gray);
+// pipeline: box3 gauss5 unsharp sobel harris bilateral interpolate local_laplacian; type: u8 i32
+// f32 (harris: u8 or f32 gray; the ports of Halide's apps: u8 or f32, interpolate on 2 or 4 channels);
 // schedule: app (the schedule of Halide's own app for the pipeline), adams2019, li2018,
 // mullapudi2016 (the autoschedulers Debian ships; the image size is their estimate, cores and
-// LLC their machine parameters), same (libs/image's `opt`: 512 × 32 tiles). Prints the target
+// LLC their machine parameters), same (libs/image's `opt`: 512 × 32 tiles; not for the ports of
+// Halide's apps, whose `opt` is level by level in our own way). Prints the target
 // and, for an autoscheduler, the schedule it chose.
 //
 // A new pipeline is one entry in PIPELINES: its algorithm (`Stages`) and its app schedule.
@@ -21,7 +23,10 @@
 #include <cstring>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
+
+#include "halide_apps.cpp"
 
 // Where Debian's libhalide14-0-dev puts the autoscheduler plugins.
 #ifndef HALIDE_PLUGIN_DIR
@@ -49,6 +54,8 @@ struct Stages {
     Type compute;
     /** Harris only: the gray image, Ix and Iy, the stages Halide's apps/harris schedules. */
     Func gray, ix, iy;
+    /** The ports of Halide's apps (halide_apps.cpp): their app schedule, over the Funcs they keep. */
+    std::function<void()> app_schedule;
 };
 
 struct Spec {
@@ -231,6 +238,25 @@ void same_as_ours(Stages &st, const Spec &s) {
     if (s.pipeline == "harris" && s.type == "u8") st.gray.compute_at(st.out, xo).vectorize(x, v);
 }
 
+// The ports of Halide's apps: the algorithm in halide_apps.cpp, with its app schedule kept
+// beside the output for `app`.
+Stages bilateral(ImageParam input, const Spec &s) {
+    auto g = std::make_shared<halide_apps::BilateralGrid>(halide_apps::bilateral_grid(input, x, y, c));
+    return {g->out, Func(), Float(32), Func(), Func(), Func(), [g, n = s.channels] { halide_apps::bilateral_grid_app_schedule(*g, x, y, c, n); }};
+}
+
+Stages interpolate(ImageParam input, const Spec &s) {
+    auto p = std::make_shared<halide_apps::Interpolate>(halide_apps::interpolate(input, x, y, c, s.channels));
+    return {p->out, Func(), Float(32), Func(), Func(), Func(), [p, n = s.channels] { halide_apps::interpolate_app_schedule(*p, x, y, c, n); }};
+}
+
+Stages local_laplacian(ImageParam input, const Spec &s) {
+    auto p = std::make_shared<halide_apps::LocalLaplacian>(halide_apps::local_laplacian(input, x, y, c, s.channels));
+    return {p->out, Func(), Float(32), Func(), Func(), Func(), [p, n = s.channels] { halide_apps::local_laplacian_app_schedule(*p, x, y, c, n); }};
+}
+
+void app_own(Stages &st, const Spec &) { st.app_schedule(); }
+
 using Algorithm = std::function<Stages(ImageParam, const Spec &)>;
 using Schedule = std::function<void(Stages &, const Spec &)>;
 
@@ -245,6 +271,9 @@ const std::map<std::string, PipelineDef> PIPELINES = {
     {"unsharp", {unsharp, app_unsharp}},
     {"sobel", {sobel, app_blur}},
     {"harris", {harris, app_harris}},
+    {"bilateral", {bilateral, app_own}},
+    {"interpolate", {interpolate, app_own}},
+    {"local_laplacian", {local_laplacian, app_own}},
 };
 
 const std::map<std::string, std::string> AUTOSCHEDULERS = {
@@ -291,12 +320,17 @@ int main(int argc, char **argv) {
     const int cores = atoi(argv[9]);
     const uint64_t llc = strtoull(argv[10], nullptr, 10);
     auto def = PIPELINES.find(s.pipeline);
-    if (def == PIPELINES.end() || s.channels < 1 || s.channels > 4 || s.width < 1 || s.height < 1) {
+    if (def == PIPELINES.end() || s.channels < 1 || s.channels > 4 || s.width < 1 || s.height < 1 || (s.pipeline == "interpolate" && s.channels % 2)) {
         fprintf(stderr, "unknown pipeline %s or bad channels/size\n", s.pipeline.c_str());
         return 2;
     }
+
     ImageParam input(element(s.type), 3, "input");
     Stages st = def->second.algorithm(input, s);
+    if (s.schedule == "same" && st.app_schedule) {
+        fprintf(stderr, "no schedule like ours for %s\n", s.pipeline.c_str());
+        return 2;
+    }
     interleaved(input, s.channels);
     interleaved(st.out.output_buffer(), out_channels(s));
 

@@ -36,6 +36,7 @@ import {
   type Agreement,
   buildTool,
   compareOutputs,
+  integerTolerance,
   HALIDE_SCHEDULES,
   type HalideSchedule,
   kernelTitle,
@@ -284,7 +285,7 @@ async function main(): Promise<number> {
             out = run.output;
             return run.times;
           });
-          row.agreement = compareOutputs(output, out!);
+          row.agreement = compareOutputs(output, out!, integerTolerance(c.pipeline));
           if (!row.agreement.ok) {
             failed = true;
             console.error(`bench/image: MISMATCH ${c.label} ${c.type} vs ${kernelTitle(r)} on ${inputLabel(inp)}: ${row.agreement.detail}`);
