@@ -69,6 +69,15 @@ describe('Parasail agrees with the reference on real pairs', () => {
     const r = await runAlignReference('parasail', settings, { queries: proteinQueries, targets: proteinTargets }, pairs, { scoreOnly: true, runs: 1, threads: 2 });
     expect(r.scores).toEqual(expected(settings, proteinQueries, proteinTargets, pairs));
   });
+
+  it.skipIf(parasailSkip !== '')(`proteins, the profile kernels parasail_aligner runs (8 → 16 → 32 bits), with CPU times${parasailSkip}`, async () => {
+    const settings: Settings = { mode: 'local', gaps: { kind: 'affine', open: 11, extend: 1 }, sub: blosum62 };
+    const pairs = allPairs(proteinQueries.length, proteinTargets.length);
+    const r = await runAlignReference('parasail', settings, { queries: proteinQueries, targets: proteinTargets }, pairs, { scoreOnly: true, runs: 2, threads: 2, variant: 'striped_profile,scan_profile' });
+    expect(r.scores).toEqual(expected(settings, proteinQueries, proteinTargets, pairs));
+    expect(r.about).toMatch(/^Parasail 2\.6 sw_(striped|scan)_profile_sat /);
+    expect(r.cpuTimes).toHaveLength(2);
+  });
 });
 
 describe('SSW agrees with the reference on real protein pairs', () => {
