@@ -1,7 +1,9 @@
 // Our BVH builder: a binned SAH top-down build of a binary tree over the mesh's triangles,
 // optionally with spatial splits (bvh-kernel.mjs; the top levels on the calling thread, the
-// subtrees below them on all cores through worker threads sharing the arrays), then the collapse of the binary tree into 4- or 8-wide nodes (each wide
-// node repeatedly opens its child with the largest surface area, as Embree's builders do).
+// subtrees below them on all cores through worker threads sharing the arrays), then the
+// collapse of the binary tree into 4- or 8-wide nodes (each wide node repeatedly opens its
+// child with the largest surface area, as Embree's builders do, then splits leaf children
+// into the places left where that lowers the SAH).
 //
 // Two forms of the result: `PackedBvh`, flat typed arrays (what the build produces and
 // what the kernels' host should read), and `Bvh` with one `BvhNode` object per node, the
@@ -281,7 +283,7 @@ function collapse(tree: BinaryTree, arity: 2 | 4 | 8): PackedBvh {
   const primCount = new Uint32Array(cap);
   const prims = new Uint32Array(references);
   // Leaves split here: slots start, count and box; child code −1 − index (a binary node's code is its index).
-  const partStart = new Int32Array(references), partCount = new Int32Array(references), partBounds = new Float64Array(6 * references);
+  let partStart = new Int32Array(256), partCount = new Int32Array(256), partBounds = new Float64Array(6 * 256);
   let parts = 0;
   const leafStart = (c: number) => (c >= 0 ? nodeA[c]! : partStart[-1 - c]!);
   const leafCount = (c: number) => (c >= 0 ? nodeCount[c]! : partCount[-1 - c]!);
@@ -347,6 +349,11 @@ function collapse(tree: BinaryTree, arity: 2 | 4 | 8): PackedBvh {
         const c = open[best]!, start = leafStart(c), k = leafCount(c);
         splitGain(c); // the chosen split, into the scratch again
         const mid = partition(a, start, start + k, scratch, -1);
+        if (parts + 2 > partStart.length) {
+          partStart = grown(partStart);
+          partCount = grown(partCount);
+          partBounds = grown(partBounds);
+        }
         first = -1 - parts;
         second = -2 - parts;
         partStart[parts] = start;
@@ -391,6 +398,13 @@ function collapse(tree: BinaryTree, arity: 2 | 4 | 8): PackedBvh {
     primCount: primCount.slice(0, count),
     prims,
   };
+}
+
+/** A copy of the array with twice the length. */
+function grown<T extends Int32Array | Float64Array>(array: T): T {
+  const copy = new (array.constructor as new (n: number) => T)(2 * array.length);
+  copy.set(array);
+  return copy;
 }
 
 function emptyBvh(arity: 2 | 4 | 8): Bvh {
