@@ -77,7 +77,7 @@ export function gpuDevice(v: Variant): number {
  * The Stages value of a variant's schedule; `lanes` is the vector width of the kernel's
  * compute type (16 for 32-bit types on AVX-512).
  */
-function scheduleImpala(v: Variant, lanes = 16): string {
+export function scheduleImpala(v: Variant, lanes = 16): string {
   switch (v.schedule) {
     case 'seq':
       return 'seq_stages()';
@@ -98,7 +98,7 @@ function scheduleImpala(v: Variant, lanes = 16): string {
   }
 }
 
-const BOUNDARY_IMPALA: Record<Boundary, string> = {
+export const BOUNDARY_IMPALA: Record<Boundary, string> = {
   clamp: 'clamp_mode()',
   mirror: 'mirror_mode()',
   repeat: 'repeat_mode()',
