@@ -4,10 +4,11 @@
 // that compile in parallel). Compiled through the host as the apps compile them (kernels
 // extracted to OpenCL C, images copied to device buffers once, temporaries of staged
 // pipelines in device memory), against the TypeScript reference at a single pixel, sizes
-// that are no multiple of the 32 × 4 blocks, and 1023 × 769 for each pipeline once:
-// bit-exact for the integer pipelines, to float rounding for Harris. Each pipeline takes
-// its element types in turn over the modes. Compiling the kernels (and PoCL building their
-// programs on a first run) is what this file's time goes to.
+// that are no multiple of the 32 × 4 blocks and 1023 × 769, bit-exact (Harris, in
+// gpu-opencl-effects.test.ts, to 1e-5 relative and against the CPU `opt` kernel too:
+// gpu-cases.ts says why). Each pipeline takes its element types in turn over the modes.
+// Compiling the kernels (and PoCL building each kernel on its first launch) is what this
+// file's time goes to.
 import { describe, expect, it } from 'vitest';
 import { pickGpuDevice } from '../../libs/image/device.ts';
 import { entryFunction, type Variant } from '../../libs/image/variants.ts';
