@@ -236,10 +236,19 @@ class FunctionEmitter implements InstrContext {
   /** Goes on where `cont` says with `result` (of type `retType`; null for void) as the value returned. */
   private continueWith(cont: CallCont, retType: string, result: string | null, fromLabel: string): void {
     switch (cont.kind) {
-      case 'block':
-        this.edge(fromLabel, cont.block, result ? [{ type: retType, value: result }] : []);
+      case 'block': {
+        // A block taking several values gets them out of the struct the callee returns (returnValueType).
+        const takes = cont.block.params.filter((p) => !isErased(p.type));
+        const values =
+          result === null
+            ? []
+            : takes.length > 1
+              ? takes.map((p, i) => ({ type: llvmType(p.type), value: this.instr('ret.elem', `extractvalue ${retType} ${result}, ${i}`) }))
+              : [{ type: retType, value: result }];
+        this.edge(fromLabel, cont.block, values);
         this.line(`br label %${this.labels.get(cont.block)!}`);
         return;
+      }
       case 'tail':
         if (retType !== this.ownRetType) this.fail(`a tail call returns ${retType} from a function returning ${this.ownRetType}`);
         this.tailCalls.push({ lines: this.lines, index: this.lines.length - 1 });
@@ -251,8 +260,9 @@ class FunctionEmitter implements InstrContext {
     }
   }
 
-  private ret(values: readonly string[]): void {
-    if (values.length > 1) this.fail('returns more than one value');
+  private ret(given: readonly string[]): void {
+    // Several values (a return continuation in tuple form) go back as one struct.
+    const values = given.length > 1 ? [`${this.sig.retType} ${given.reduce((agg, v, i) => this.instr('ret.agg', `insertvalue ${this.sig.retType} ${agg}, ${v}, ${i}`), 'undef')}`] : given;
     if (values.length === 1 && !values[0]!.startsWith(`${this.sig.retType} `)) this.fail(`returns '${values[0]!}' from a function returning ${this.sig.retType}`);
     if (values.length === 1) this.line(`ret ${values[0]!}`);
     else if (this.sig.ret === 'void') this.line('ret void');

@@ -50,12 +50,17 @@ export function variantPayloadType(t: VariantType): string {
   return `[${payloadSize / payloadAlign} x ${unit}]`;
 }
 
-/** The value a function returns through its return continuation `fn(mem, R)`; null for void. */
+/**
+ * The value a function returns through its return continuation `fn(mem, R)`; null for void.
+ * A continuation taking several values `fn(mem, A, B)` (the continuation form of a function
+ * returning a tuple) returns them as one struct `{ A, B }`, the type a function returning
+ * `(A, B)` has, so both spellings have one C ABI.
+ */
 export function returnValueType(fnType: FnType): IRType | null {
   const ret = fnType.params[fnType.params.length - 1];
   if (!(ret instanceof FnType)) return null;
   const values = ret.params.filter((p) => !isErased(p));
-  if (values.length > 1) throw new BackendError(`the return continuation ${ret} passes more than one value`);
+  if (values.length > 1) return new TupleType(values);
   return values[0] ?? null;
 }
 
