@@ -76,6 +76,8 @@ describe('math in kernels', () => {
     const cl = deviceCode(gpuProgram({ name: 'math', text: MATH }, 'opencl'), 'math').device[0]!.code;
     for (const f of ['sin', 'exp', 'sqrt', 'pow', 'fmin', 'cos', 'log', 'floor']) expect(cl).toMatch(new RegExp(`\\b${f}\\(`));
     expect(cl).toContain('#pragma OPENCL EXTENSION cl_khr_fp64 : enable');
+    // Each float operation rounds on its own, as on the CPU: no fma contraction by the driver's compiler.
+    expect(cl).toContain('#pragma OPENCL FP_CONTRACT OFF');
   });
 
   it.skipIf(!ptxas || !findLibdevice())('NVVM: libdevice provides what NVPTX lacks, and ptxas accepts the result', () => {
