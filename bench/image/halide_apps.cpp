@@ -293,4 +293,118 @@ inline void local_laplacian_app_schedule(LocalLaplacian &p, Var x, Var y, Var c,
     }
 }
 
+// ------------------------------------------------------------ camera pipe
+
+/** apps/camera_pipe's Funcs and the run-time parameters it takes. */
+struct CameraPipe {
+    Func out, denoised, deinterleaved, demosaiced, corrected, curved, curve, matrix, strength;
+    Param<float> color_temp{"color_temp"}, gamma{"gamma"}, contrast{"contrast"}, sharpen{"sharpen"};
+    Param<int> black{"black"}, white{"white"};
+};
+
+/**
+ * apps/camera_pipe (libs/image/camera.impala) on a GRBG mosaic of 16-bit samples, output
+ * interleaved RGB u8 of the mosaic's size. As the app: hot-pixel suppression, deinterleave,
+ * demosaic and sharpening in 16-bit signed arithmetic, the 3 × 4 Q8.8 colour matrix
+ * interpolated by colour temperature (f32, strict), the tone curve as a table (here in f64,
+ * as ours, so that both round alike). Where the app shifts into a larger input, the mosaic is
+ * extended plane by plane with clamp (each colour plane's repeat_edge), as ours' clamp mode.
+ */
+inline CameraPipe camera_pipe(ImageParam input, Var x, Var y, Var c) {
+    CameraPipe p;
+    Expr cw = input.width() / 2, ch = input.height() / 2;
+    // Sample (x, y) of the mosaic with each colour plane clamped at its edges.
+    Func raw("raw");
+    Expr px = x % 2, py = y % 2, cx = clamp(x / 2, 0, cw - 1), cy = clamp(y / 2, 0, ch - 1);
+    raw(x, y) = cast<int16_t>(input(2 * cx + px, 2 * cy + py));
+    p.denoised = Func("denoised");
+    p.denoised(x, y) = clamp(raw(x, y), cast<int16_t>(0), max(max(raw(x - 2, y), raw(x + 2, y)), max(raw(x, y - 2), raw(x, y + 2))));
+    p.deinterleaved = Func("deinterleaved");
+    p.deinterleaved(x, y, c) = mux(c, {p.denoised(2 * x, 2 * y), p.denoised(2 * x + 1, 2 * y), p.denoised(2 * x, 2 * y + 1), p.denoised(2 * x + 1, 2 * y + 1)});
+    auto avg = [](Expr a, Expr b) { return cast<int16_t>((cast<int32_t>(a) + b + 1) >> 1); };
+    auto absd16 = [](Expr a, Expr b) { return cast<int16_t>(absd(a, b)); };
+    Func g_gr("g_gr"), r_r("r_r"), b_b("b_b"), g_gb("g_gb"), g_r("g_r"), g_b("g_b");
+    g_gr(x, y) = p.deinterleaved(x, y, 0);
+    r_r(x, y) = p.deinterleaved(x, y, 1);
+    b_b(x, y) = p.deinterleaved(x, y, 2);
+    g_gb(x, y) = p.deinterleaved(x, y, 3);
+    g_r(x, y) = select(absd16(g_gr(x + 1, y), g_gr(x, y)) < absd16(g_gb(x, y - 1), g_gb(x, y)), avg(g_gr(x + 1, y), g_gr(x, y)), avg(g_gb(x, y - 1), g_gb(x, y)));
+    g_b(x, y) = select(absd16(g_gb(x - 1, y), g_gb(x, y)) < absd16(g_gr(x, y + 1), g_gr(x, y)), avg(g_gb(x - 1, y), g_gb(x, y)), avg(g_gr(x, y + 1), g_gr(x, y)));
+    Expr r_gr = g_gr(x, y) - avg(g_r(x, y), g_r(x - 1, y)) + avg(r_r(x - 1, y), r_r(x, y));
+    Expr b_gr = g_gr(x, y) - avg(g_b(x, y), g_b(x, y - 1)) + avg(b_b(x, y), b_b(x, y - 1));
+    Expr r_gb = g_gb(x, y) - avg(g_r(x, y), g_r(x, y + 1)) + avg(r_r(x, y), r_r(x, y + 1));
+    Expr b_gb = g_gb(x, y) - avg(g_b(x, y), g_b(x + 1, y)) + avg(b_b(x, y), b_b(x + 1, y));
+    Expr rp_b = g_b(x, y) - avg(g_r(x, y), g_r(x - 1, y + 1)) + avg(r_r(x, y), r_r(x - 1, y + 1));
+    Expr rn_b = g_b(x, y) - avg(g_r(x - 1, y), g_r(x, y + 1)) + avg(r_r(x - 1, y), r_r(x, y + 1));
+    Expr r_b = select(absd16(r_r(x, y), r_r(x - 1, y + 1)) < absd16(r_r(x - 1, y), r_r(x, y + 1)), rp_b, rn_b);
+    Expr bp_r = g_r(x, y) - avg(g_b(x, y), g_b(x + 1, y - 1)) + avg(b_b(x, y), b_b(x + 1, y - 1));
+    Expr bn_r = g_r(x, y) - avg(g_b(x + 1, y), g_b(x, y - 1)) + avg(b_b(x + 1, y), b_b(x, y - 1));
+    Expr b_r = select(absd16(b_b(x, y), b_b(x + 1, y - 1)) < absd16(b_b(x + 1, y), b_b(x, y - 1)), bp_r, bn_r);
+    // Cell (x, y), site s (GRBG: (x & 1) + 2 (y & 1)), colour c.
+    Func cell("demosaic_cell");
+    Var s("s");
+    cell(x, y, s, c) = mux(s, {mux(c, {r_gr, g_gr(x, y), b_gr}), mux(c, {r_r(x, y), g_r(x, y), b_r}), mux(c, {r_b, g_b(x, y), b_b(x, y)}), mux(c, {r_gb, g_gb(x, y), b_gb})});
+    p.demosaiced = Func("demosaiced");
+    p.demosaiced(x, y, c) = cell(x / 2, y / 2, x % 2 + 2 * (y % 2), c);
+    const float m3200[12] = {1.6697f, -0.2693f, -0.4004f, -42.4346f, -0.3576f, 1.0615f, 1.5949f, -37.1158f, -0.2175f, -1.8751f, 6.9640f, -26.6970f};
+    const float m7000[12] = {2.2997f, -0.4478f, 0.1706f, -39.0923f, -0.3826f, 1.5906f, -0.2080f, -25.4311f, -0.0888f, -0.7344f, 2.2832f, -20.0826f};
+    Expr alpha = (1.0f / p.color_temp - 1.0f / 3200.0f) / (1.0f / 7000.0f - 1.0f / 3200.0f);
+    Var mx("mx"), my("my");
+    p.matrix = Func("matrix");
+    std::vector<Expr> entries;
+    for (int i = 0; i < 12; i++) entries.push_back(strict_float(cast<int32_t>((m3200[i] * alpha + m7000[i] * (1.0f - alpha)) * 256.0f)));
+    p.matrix(mx, my) = mux(my * 4 + mx, entries);
+    auto m = [&](int col, Expr row) { return p.matrix(col, row); };
+    Expr ir = cast<int32_t>(p.demosaiced(x, y, 0)), ig = cast<int32_t>(p.demosaiced(x, y, 1)), ib = cast<int32_t>(p.demosaiced(x, y, 2));
+    p.corrected = Func("corrected");
+    p.corrected(x, y, c) = cast<int16_t>((m(3, c) + m(0, c) * ir + m(1, c) * ig + m(2, c) * ib) >> 8);
+    // The tone curve over 0 … white, in f64.
+    Var v("v");
+    auto d = [](double value) { return Expr(value); };
+    Expr inv_range = d(1.0) / cast<double>(p.white - p.black);
+    Expr b = d(2.0) - pow(d(2.0), cast<double>(p.contrast) / d(100.0));
+    Expr a = d(2.0) - d(2.0) * b;
+    Expr xf = clamp(cast<double>(v - p.black) * inv_range, d(0.0), d(1.0));
+    Expr g = pow(xf, d(1.0) / cast<double>(p.gamma));
+    Expr z = select(g > d(0.5), d(1.0) - (a * (d(1.0) - g) * (d(1.0) - g) + b * (d(1.0) - g)), a * g * g + b * g);
+    p.curve = Func("curve");
+    p.curve(v) = select(v <= p.black, cast<uint8_t>(0), cast<uint8_t>(clamp(z * d(255.0) + d(0.5), d(0.0), d(255.0))));
+    p.curved = Func("curved");
+    p.curved(x, y, c) = p.curve(clamp(cast<int32_t>(p.corrected(x, y, c)), 0, p.white));
+    p.strength = Func("sharpen_strength_x32");
+    p.strength() = cast<uint8_t>(clamp(cast<int32_t>(p.sharpen * 32.0f), 0, 255));
+    auto avg8 = [](Expr a, Expr b) { return cast<uint8_t>((cast<uint16_t>(a) + b + 1) >> 1); };
+    auto blur121 = [&](Expr a, Expr b, Expr c) { return avg8(avg8(a, c), b); };
+    Func unsharp_y("unsharp_y"), unsharp("unsharp");
+    unsharp_y(x, y, c) = blur121(p.curved(x, y - 1, c), p.curved(x, y, c), p.curved(x, y + 1, c));
+    unsharp(x, y, c) = blur121(unsharp_y(x - 1, y, c), unsharp_y(x, y, c), unsharp_y(x + 1, y, c));
+    Expr mask = cast<int16_t>(p.curved(x, y, c)) - cast<int16_t>(unsharp(x, y, c));
+    p.out = Func("camera_pipe");
+    p.out(x, y, c) = cast<uint8_t>(clamp(cast<int16_t>(p.curved(x, y, c)) + ((mask * cast<int16_t>(p.strength())) >> 5), 0, 255));
+    return p;
+}
+
+/**
+ * The CPU schedule of Halide 14's apps/camera_pipe: the output in strips of 32 rows in
+ * parallel, two rows at a time, vectorised 2 × the natural 16-bit width; the denoised
+ * mosaic, its planes and the curved image computed per pair of rows, stored per strip (the
+ * app also folds that storage; here it is not folded); the demosaicing and the colour
+ * correction per vector of the curved image; the matrix, the curve and the strength whole.
+ */
+inline void camera_pipe_app_schedule(CameraPipe &p, Var x, Var y, Var c, const Target &target) {
+    const int vec = target.natural_vector_size(UInt(16));
+    Var xi("xi"), yi("yi"), yo("yo"), yii("yii");
+    p.matrix.compute_root();
+    p.curve.compute_root();
+    p.strength.compute_root();
+    p.out.compute_root().reorder(c, x, y).split(y, yi, yii, 2, TailStrategy::RoundUp).split(yi, yo, yi, 16)
+        .vectorize(x, 2 * vec, TailStrategy::RoundUp).unroll(c).parallel(yo);
+    p.denoised.compute_at(p.out, yi).store_at(p.out, yo)
+        .tile(x, y, x, y, xi, yi, 2 * vec, 2).vectorize(xi).unroll(yi);
+    p.deinterleaved.compute_at(p.out, yi).store_at(p.out, yo).reorder(c, x, y).vectorize(x, 2 * vec, TailStrategy::RoundUp).unroll(c);
+    p.curved.compute_at(p.out, yi).store_at(p.out, yo).reorder(c, x, y).tile(x, y, x, y, xi, yi, 2 * vec, 2, TailStrategy::RoundUp).vectorize(xi).unroll(yi).unroll(c);
+    p.corrected.compute_at(p.curved, x).reorder(c, x, y).vectorize(x).unroll(c);
+    p.demosaiced.compute_at(p.curved, x).vectorize(x).unroll(c);
+}
+
 }  // namespace halide_apps

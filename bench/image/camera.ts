@@ -1,0 +1,180 @@
+// The camera pipe (libs/image/camera.impala) against Halide 14's: Halide's apps/camera_pipe
+// (halide_apps.cpp) under the app's CPU schedule and each autoscheduler Debian ships, compiled
+// just in time by halide_camera.cpp for this CPU, on the same mosaic in the same run, outputs
+// compared bit for bit (every stage is integer; the tone curve is a table in f64 on both
+// sides). A raw mosaic is not a photo, so the input is the GRBG mosaic of a photo
+// (libs/image/camera.ts's mosaicOf): the bundled datasets/images/sample.png tiled to
+// --size × --size, and each --image FILE. Ours runs under the schedules given (opt and slide
+// by default), with the clamp boundary (Halide's side extends each colour plane the same way).
+// Prints one table, the ratio taken against the fastest Halide; `camera --compare halide`
+// runs the same comparison on one mosaic.
+//
+//   npx tsx bench/image/camera.ts [--size 2048] [--runs 5] [--image photo.jpg]... [--schedule opt,slide] [--halide app,adams2019,li2018,mullapudi2016]
+import { statSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { median, timeEach, type Timing } from '../../libs/image/bench.ts';
+import { type CameraParams, compileCamera, type CpuSchedule, DEFAULT_CAMERA_PARAMS, type Mosaic, mosaicOf } from '../../libs/image/camera.ts';
+import { type Image, makeImage } from '../../libs/image/image.ts';
+import { readImage } from '../../libs/image/io.ts';
+import { SCHEDULES } from '../../libs/image/variants.ts';
+import { benchArgs, runBench } from '../shared/cli.ts';
+import { byFile, cacheDir, exec, GXX, gxx, missingPackages, notInstalled } from '../shared/native.ts';
+import { compareOutputs } from './references.ts';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, '..', '..');
+const HALIDE_INCLUDE = '/usr/include/halide14';
+
+export const HALIDE_CAMERA_SCHEDULES = ['app', 'adams2019', 'li2018', 'mullapudi2016'] as const;
+export type HalideCameraSchedule = (typeof HALIDE_CAMERA_SCHEDULES)[number];
+const TITLES: Record<HalideCameraSchedule, string> = { app: 'app schedule', adams2019: 'Adams2019', li2018: 'Li2018', mullapudi2016: 'Mullapudi2016' };
+
+let tool: Promise<string> | undefined;
+
+/** Builds halide_camera (cached); a missing Debian package is an error naming it. */
+export function prepareHalideCamera(onStep?: (step: string) => void): Promise<string> {
+  tool ??= (async () => {
+    const missing = await missingPackages([GXX, byFile('libhalide14-0-dev', path.join(HALIDE_INCLUDE, 'Halide.h'))]);
+    if (missing.length) throw notInstalled('Halide 14', missing);
+    const header = statSync(path.join(HALIDE_INCLUDE, 'Halide.h'));
+    const sources = ['driver_common.h', 'halide_apps.cpp', 'halide_camera.cpp'].map((f) => path.join(here, f));
+    const dir = await cacheDir('image/halide-camera', sources, `${header.size}/${header.mtimeMs}`);
+    onStep?.('building halide_camera (a minute, cached afterwards)');
+    return gxx(dir, 'halide_camera', ['-O3', '-std=c++17', `-I${here}`, `-I${HALIDE_INCLUDE}`, path.join(here, 'halide_camera.cpp'), '-lHalide14', '-lpthread', '-ldl']);
+  })();
+  tool.catch(() => (tool = undefined));
+  return tool;
+}
+
+/** The cores and the last-level cache (at most 32 MiB, as references.ts gives the autoschedulers). */
+async function machineParams(): Promise<{ cores: number; llc: number }> {
+  const reported = Number((await exec('getconf', ['LEVEL3_CACHE_SIZE'])).stdout.trim());
+  return { cores: os.cpus().length, llc: Number.isFinite(reported) && reported > 0 ? Math.min(reported, 32 << 20) : 32 << 20 };
+}
+
+export interface HalideCameraRun {
+  times: number[];
+  medianMs: number;
+  output: Image;
+}
+
+/** Runs Halide's camera pipe under `schedule` on `mosaic`, `runs` times after a warm-up (and a JIT compile, untimed). */
+export async function runHalideCamera(schedule: HalideCameraSchedule, mosaic: Mosaic, p: CameraParams, runs: number): Promise<HalideCameraRun> {
+  const exe = await prepareHalideCamera();
+  const machine = await machineParams();
+  const tmp = await mkdtemp(path.join(os.tmpdir(), 'halide-camera-'));
+  try {
+    const [inFile, outFile] = [path.join(tmp, 'in.raw'), path.join(tmp, 'out.raw')];
+    await writeFile(inFile, Buffer.from(mosaic.data.buffer, mosaic.data.byteOffset, mosaic.data.byteLength));
+    const args = [schedule, mosaic.width, mosaic.height, runs, inFile, outFile, p.colorTemp, p.gamma, p.contrast, p.sharpen, p.blackLevel, p.whiteLevel, machine.cores, machine.llc].map(String);
+    const r = await exec(exe, args);
+    if (!r.ok) throw new Error(`Halide's camera pipe (${TITLES[schedule]}) failed: ${r.stderr.trim().split('\n').slice(-1)[0] ?? ''}`);
+    const json = r.stdout.split('\n').find((l) => l.startsWith('{'));
+    if (!json) throw new Error(`Halide's camera pipe (${TITLES[schedule]}) printed no times`);
+    const output = makeImage('u8', mosaic.width, mosaic.height, 3);
+    output.data.set((await readFile(outFile)).subarray(0, output.data.length));
+    const times = (JSON.parse(json) as { ms: number[] }).ms;
+    return { times, medianMs: median(times), output };
+  } finally {
+    await rm(tmp, { recursive: true, force: true });
+  }
+}
+
+/** `camera --compare halide`: every Halide schedule on the mosaic, agreement and time, then the ratio against the fastest; differing outputs are an error. */
+export async function compareCamera(mosaic: Mosaic, p: CameraParams, ours: Image, timing: Timing): Promise<void> {
+  let fastest: { title: string; ms: number } | undefined;
+  for (const schedule of HALIDE_CAMERA_SCHEDULES) {
+    const title = `Halide 14 (${TITLES[schedule]})`;
+    let run;
+    try {
+      run = await runHalideCamera(schedule, mosaic, p, timing.runs);
+    } catch (e) {
+      console.log(`${title}: failed: ${(e as Error).message}`);
+      continue;
+    }
+    const agreement = compareOutputs(ours, run.output);
+    console.log(`${title}: ${run.medianMs.toFixed(2)} ms: ${agreement.ok ? 'outputs bit-exact' : 'outputs DIFFER'}: ${agreement.detail}`);
+    if (!agreement.ok) throw new Error(`the output differs from ${title}'s (${agreement.mismatches} elements)`);
+    if (!fastest || run.medianMs < fastest.ms) fastest = { title, ms: run.medianMs };
+  }
+  if (!fastest) throw new Error("every schedule of Halide's camera pipe failed");
+  console.log(`speed: ours ${timing.medianMs.toFixed(2)} ms, fastest ${fastest.title} ${fastest.ms.toFixed(2)} ms (medians of ${timing.runs} runs): ratio ${(fastest.ms / timing.medianMs).toFixed(2)}× (reference / ours; above 1 ours is faster)`);
+}
+
+/** The bundled photo tiled to n × n. */
+async function tiledSample(n: number): Promise<Image> {
+  const sample = await readImage(path.join(root, 'datasets', 'images', 'sample.png'));
+  const img = makeImage('u8', n, n, sample.channels);
+  for (let y = 0; y < n; y++) {
+    for (let x = 0; x < n; x++) {
+      const from = ((y % sample.height) * sample.width + (x % sample.width)) * sample.channels;
+      img.data.set(sample.data.subarray(from, from + sample.channels), (y * n + x) * sample.channels);
+    }
+  }
+  return img;
+}
+
+async function main(): Promise<number> {
+  const cli = benchArgs(import.meta.url, {
+    size: { type: 'string', default: '2048' },
+    runs: { type: 'string', default: '5' },
+    image: { type: 'string', multiple: true, default: [] },
+    schedule: { type: 'string', default: 'opt,slide' },
+    halide: { type: 'string', default: HALIDE_CAMERA_SCHEDULES.join(',') },
+  });
+  const size = Number(cli.size);
+  const runs = Number(cli.runs);
+  if (!Number.isInteger(size) || size < 2 || size % 2) throw new Error(`--size must be an even integer from 2, not ${cli.size}`);
+  if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs must be a positive integer, not ${cli.runs}`);
+  const schedules = cli.schedule.split(',') as CpuSchedule[];
+  for (const s of schedules) if (!(SCHEDULES as readonly string[]).includes(s)) throw new Error(`--schedule: ${s} is not one of ${SCHEDULES.join(', ')}`);
+  const halide = cli.halide.split(',') as HalideCameraSchedule[];
+  for (const s of halide) if (!(HALIDE_CAMERA_SCHEDULES as readonly string[]).includes(s)) throw new Error(`--halide: ${s} is not one of ${HALIDE_CAMERA_SCHEDULES.join(', ')}`);
+  const inputs: { label: string; mosaic: Mosaic }[] = [{ label: `sample.png tiled to ${size}×${size}`, mosaic: mosaicOf(await tiledSample(size)) }];
+  for (const file of cli.image) inputs.push({ label: path.basename(file), mosaic: mosaicOf(await readImage(file)) });
+  const kernels = await compileCamera(schedules.map((schedule) => ({ schedule, boundary: 'clamp' as const })));
+  await prepareHalideCamera((step) => console.error(`bench/image camera: ${step}`));
+  const p = DEFAULT_CAMERA_PARAMS;
+  let failed = false;
+  console.log(`camera pipe, ${runs} runs per side (medians), ${os.cpus().length} cores; Halide compiled just in time for this CPU; parameters ${JSON.stringify(p)}`);
+  for (const { label, mosaic } of inputs) {
+    console.log(`\n${label}: mosaic ${mosaic.width}×${mosaic.height}`);
+    const rows: { side: string; ms: number; agreement: string }[] = [];
+    let reference: Image | undefined;
+    for (const schedule of schedules) {
+      const kernel = kernels({ schedule, boundary: 'clamp' });
+      const out = kernel.run(mosaic, p);
+      const times = await timeEach(runs, () => void kernel.run(mosaic, p, { output: out }));
+      reference ??= out;
+      const agreement = compareOutputs(out, reference);
+      failed ||= !agreement.ok;
+      rows.push({ side: `ours (${schedule})`, ms: median(times), agreement: schedule === schedules[0] ? '(the output compared)' : agreement.ok ? 'bit-exact' : `MISMATCH: ${agreement.detail}` });
+    }
+    for (const schedule of halide) {
+      try {
+        const run = await runHalideCamera(schedule, mosaic, p, runs);
+        const agreement = compareOutputs(run.output, reference!);
+        failed ||= !agreement.ok;
+        rows.push({ side: `Halide 14 (${TITLES[schedule]})`, ms: run.medianMs, agreement: agreement.ok ? 'bit-exact' : `MISMATCH: ${agreement.detail}` });
+      } catch (e) {
+        rows.push({ side: `Halide 14 (${TITLES[schedule]})`, ms: NaN, agreement: `failed: ${(e as Error).message}` });
+      }
+    }
+    const halideRows = rows.filter((r) => r.side.startsWith('Halide') && Number.isFinite(r.ms));
+    const fastest = halideRows.length ? Math.min(...halideRows.map((r) => r.ms)) : NaN;
+    const width = Math.max(...rows.map((r) => r.side.length));
+    console.log(`${'side'.padEnd(width)}  ${'ms'.padStart(9)}  ${'Mpx/s'.padStart(7)}  ${'vs Halide'.padStart(9)}  agreement`);
+    for (const r of rows) {
+      const ratio = r.side.startsWith('ours') && Number.isFinite(fastest) ? `${(fastest / r.ms).toFixed(2)}×` : r.ms === fastest ? '*' : '';
+      const mpx = Number.isFinite(r.ms) ? ((mosaic.width * mosaic.height) / r.ms / 1000).toFixed(1) : '';
+      console.log(`${r.side.padEnd(width)}  ${Number.isFinite(r.ms) ? r.ms.toFixed(2).padStart(9) : 'failed'.padStart(9)}  ${mpx.padStart(7)}  ${ratio.padStart(9)}  ${r.agreement}`);
+    }
+  }
+  console.log('\nvs Halide: the fastest Halide schedule\'s median over ours (above 1 ours is faster; * marks that schedule).');
+  return failed ? 1 : 0;
+}
+
+if (process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url)) await runBench(import.meta.url, main);
