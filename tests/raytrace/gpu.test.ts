@@ -9,7 +9,8 @@
 // array in local memory; skipped with a message where ptxas is not on the PATH. And the
 // `trace` app's --device: one line for a platform that is not there, the same hits on
 // the GPU as the reference.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
@@ -180,6 +181,19 @@ describe('trace --device', () => {
       }
     }
   });
+
+  it('--device opencl on a machine whose OpenCL loader finds no platform: one line saying what to install', () => {
+    // In a process of its own: the ICD loader reads OCL_ICD_VENDORS (here an empty folder) once per process.
+    mkdirSync(file('no-vendors'));
+    const bin = path.join(import.meta.dirname, '../../apps/trace/bin/trace.mjs');
+    const r = spawnSync(process.execPath, [bin, '--device', 'opencl', '--rays', file('rays.txt'), '--hits', file('hits.txt'), file('scene.obj')], {
+      encoding: 'utf8',
+      env: { ...process.env, OCL_ICD_VENDORS: file('no-vendors'), ANYDSL_DEBUG: '' },
+    });
+    expect(r.stdout).toBe('');
+    expect(r.stderr).toMatch(/^trace: --device opencl: [^\n]*install[^\n]*\n$/);
+    expect(r.status).toBe(1);
+  }, 120_000);
 
   it.skipIf(missing !== null)('opencl traces --rays into the reference\'s hits, closest and any, and --bench reports kernel and copy time', async () => {
     const rays = randomRays(mesh, 200, 5);
