@@ -18,10 +18,11 @@ import {
 } from '../../bench/image/references.ts';
 import { median, timeRuns, type Timing } from '../../libs/image/bench.ts';
 import { pickGpuDevice } from '../../libs/image/device.ts';
+import { AUTO_DESCRIPTION, autoSchedule } from '../../libs/image/autoschedule.ts';
 import type { Kernel } from '../../libs/image/host.ts';
 import type { Image } from '../../libs/image/image.ts';
 import { encodeImage, formatKeepsChannels, IMAGE_EXTENSIONS, type ImageFormat, imageFormatOf, readImage } from '../../libs/image/io.ts';
-import { type Boundary, BOUNDARIES, type ElementType, GPU_SCHEDULES, isGpuSchedule, type Pipeline, type Schedule, SCHEDULES, SCHEDULE_DESCRIPTIONS } from '../../libs/image/variants.ts';
+import { type Boundary, BOUNDARIES, type ElementType, GPU_SCHEDULES, isGpuSchedule, type Pipeline, type Schedule, SCHEDULES, SCHEDULE_DESCRIPTIONS, type Variant } from '../../libs/image/variants.ts';
 import { during, integerFrom, progress } from './cli.ts';
 import { checkOutputPath, writeFileAtomic } from '@anydsl/compiler';
 
@@ -35,7 +36,7 @@ export const MAX_BENCH_RUNS = 10_000;
 export function imageCommand(name: string, defaultSchedule: string, pipelines: readonly Pipeline[]): Command {
   const all = [...SCHEDULES, ...GPU_SCHEDULES];
   const width = Math.max(...all.map((s) => s.length));
-  const schedules = all.map((s) => `  ${s.padEnd(width)} ${SCHEDULE_DESCRIPTIONS[s]}`).join('\n');
+  const schedules = [...all.map((s) => `  ${s.padEnd(width)} ${SCHEDULE_DESCRIPTIONS[s]}`), `  ${'auto'.padEnd(width)} ${AUTO_DESCRIPTION}`].join('\n');
   const references = REFERENCES.map((r) => {
     const ours = REFERENCE_KERNELS.some((k) => k.reference === r && pipelines.includes(k.pipeline));
     return `  ${r.padEnd(7)}${REFERENCE_TITLES[r]}: ${ours ? supportedBy(r) : `nothing ${name} computes (it does ${supportedBy(r)})`}`;
@@ -43,7 +44,8 @@ export function imageCommand(name: string, defaultSchedule: string, pipelines: r
   return new Command(name)
     .argument('<input>', 'input image (PNG, JPEG, WebP, TIFF, … anything sharp reads, 8 bits per channel; of an animation the first frame)')
     .requiredOption('-o, --output <file>', `output image, replaced only once complete; the extension picks the format (${IMAGE_EXTENSIONS.join(', ')})`)
-    .addOption(new Option('-s, --schedule <name>', 'loop schedule').choices(all).default(defaultSchedule))
+    .addOption(new Option('-s, --schedule <name>', 'loop schedule').choices([...all, 'auto']).default(defaultSchedule))
+    .option('--retune', 'with --schedule auto: search again instead of reusing the choice cached for this size class')
     .addOption(new Option('-b, --boundary <mode>', 'what the stencil sees outside the image').choices(BOUNDARIES).default('clamp'))
     .option('--bench <runs>', `run the kernel N more times (at most ${MAX_BENCH_RUNS}) and print the median throughput`, integerFrom(1, MAX_BENCH_RUNS))
     .addOption(
@@ -133,6 +135,17 @@ export async function gpuDeviceFor(schedule: Schedule): Promise<number | undefin
   const gpu = await pickGpuDevice();
   console.log(`device: ${gpu.name}`);
   return gpu.device;
+}
+
+/**
+ * The variant to compile for `--schedule`: for `auto`, the schedule the search picks (or
+ * cached) for the input's size class, with its line on what it picked and why.
+ */
+export async function scheduledVariant(schedule: Schedule | 'auto', base: Omit<Variant, 'schedule'>, input: Image, retune: boolean): Promise<Variant> {
+  if (schedule !== 'auto') return { ...base, schedule };
+  const choice = await during(`auto: searching schedules for ${base.pipeline}`, (show) => autoSchedule(base, input.width, input.height, { retune, onProgress: show }));
+  console.log(choice.summary);
+  return choice.variant;
 }
 
 /** What --compare runs: the reference's kernels for what the app computes (Halide: one per schedule). */

@@ -32,6 +32,56 @@ export interface Variant {
    * DEFAULT_GPU_DEVICE when omitted. The kernels are compiled for its platform.
    */
   device?: number;
+  /**
+   * CPU tiled schedules only: the schedule's parameters instead of the named schedule's
+   * (`--schedule auto` picks them, libs/image/autoschedule.ts); the named schedule is the
+   * hand schedule with the same `at`.
+   */
+  tuning?: Tuning;
+}
+
+/**
+ * The parameters of a tiled CPU schedule, the space `--schedule auto` searches: where every
+ * stage that feeds a stencil is computed (`root`: for the whole image first, produce_root;
+ * `tile`: per output tile, compute_at; `row`: row by row in strips, sliding), the tiles
+ * (width 0: the whole width; the rows of tiles are the parallel tasks, so the height is
+ * the parallel grain) and the vector width in bits (0: scalar; the lanes are the bits over
+ * the compute type's bits: 512 is 16 lanes of i32 or f32, 32 of the 16-bit Gaussian).
+ */
+export interface Tuning {
+  at: 'root' | 'tile' | 'row';
+  tileWidth: number;
+  tileHeight: number;
+  vectorBits: 0 | 256 | 512 | 1024;
+}
+
+export const TUNING_AT_IMPALA: Record<Tuning['at'], string> = { root: 'produce_root', tile: 'compute_at', row: 'sliding' };
+
+/** The hand schedules that are points of the tuning space, and their parameters. */
+export const HAND_TUNINGS: Partial<Record<Schedule, Tuning>> = {
+  tile: { at: 'root', tileWidth: 512, tileHeight: 32, vectorBits: 0 },
+  vec: { at: 'root', tileWidth: 512, tileHeight: 32, vectorBits: 512 },
+  opt: { at: 'tile', tileWidth: 512, tileHeight: 32, vectorBits: 512 },
+  slide: { at: 'row', tileWidth: 0, tileHeight: 32, vectorBits: 512 },
+};
+
+/** The Stages value of a tuning; `lanes512` is the lanes of the compute type in 512 bits. */
+function tuningImpala(t: Tuning, lanes512: number): string {
+  const lanes = (lanes512 * t.vectorBits) / 512;
+  const inner = `combine_xy(${lanes ? `vec(${lanes})` : 'seq()'}, seq())`;
+  return `${TUNING_AT_IMPALA[t.at]}(tiled(${t.tileWidth}, ${t.tileHeight}, par(0), ${inner}))`;
+}
+
+/** Throws a message when a tuning is outside the space the schedules express. */
+function checkTuning(t: Tuning): void {
+  const size = (n: number, what: string) => {
+    if (!Number.isInteger(n) || n < 0 || n > 1 << 16) throw new Error(`a tuning's ${what} must be an integer from 0 to 65536, not ${n}`);
+  };
+  if (!(t.at in TUNING_AT_IMPALA)) throw new Error(`a tuning computes stages at root, tile or row, not ${t.at}`);
+  size(t.tileWidth, 'tile width');
+  size(t.tileHeight, 'tile height');
+  if (t.tileHeight < 1) throw new Error('a tuning\'s tile height must be at least 1');
+  if (![0, 256, 512, 1024].includes(t.vectorBits)) throw new Error(`a tuning's vector width is 0, 256, 512 or 1024 bits, not ${t.vectorBits}`);
 }
 
 /** OpenCL device 0: PoCL's CPU device on a machine without a GPU. */
@@ -78,19 +128,18 @@ export function gpuDevice(v: Variant): number {
  * compute type (16 for 32-bit types on AVX-512).
  */
 export function scheduleImpala(v: Variant, lanes = 16): string {
+  const tuning = v.tuning ?? HAND_TUNINGS[v.schedule];
+  if (tuning) return tuningImpala(tuning, lanes);
   switch (v.schedule) {
     case 'seq':
       return 'seq_stages()';
     case 'par':
       return 'par_stages()';
     case 'tile':
-      return 'produce_root(tiled(512, 32, par(0), combine_xy(seq(), seq())))';
     case 'vec':
-      return `produce_root(tiled(512, 32, par(0), combine_xy(vec(${lanes}), seq())))`;
     case 'opt':
-      return `compute_at(tiled(512, 32, par(0), combine_xy(vec(${lanes}), seq())))`;
     case 'slide':
-      return `sliding(tiled(0, 32, par(0), combine_xy(vec(${lanes}), seq())))`;
+      throw new Error(`${v.schedule} is a tuning (HAND_TUNINGS)`);
     case 'gpu':
       return `gpu_stages(${gpuDevice(v) & 15}, ${gpuDevice(v) >> 4}, 32, 4)`;
     case 'gpu_shared':
@@ -122,6 +171,10 @@ export function isUnitPipeline(p: Pipeline): boolean {
 
 /** Throws a message for a user when the combination is not supported. */
 export function checkVariant(v: Variant): void {
+  if (v.tuning) {
+    if (!HAND_TUNINGS[v.schedule]) throw new Error(`only the tiled CPU schedules take a tuning, not ${v.schedule}`);
+    checkTuning(v.tuning);
+  }
   if (v.device !== undefined) {
     if (!isGpuVariant(v)) throw new Error(`only GPU schedules run on a device, not ${v.schedule}`);
     const platform = v.device & 15;
@@ -149,7 +202,9 @@ export function checkVariant(v: Variant): void {
 export function exportName(v: Variant): string {
   const iter = takesIter(v.pipeline) ? `_iter${v.iter ?? DEFAULT_ITER}` : '';
   const device = isGpuVariant(v) ? `_d${gpuDevice(v)}` : '';
-  return `${v.pipeline}${iter}_${v.type}_c${v.channels}_${v.schedule}${device}_${v.boundary}`;
+  const t = v.tuning;
+  const tuning = t ? `_${t.at}${t.tileWidth}x${t.tileHeight}v${t.vectorBits}` : '';
+  return `${v.pipeline}${iter}_${v.type}_c${v.channels}_${v.schedule}${tuning}${device}_${v.boundary}`;
 }
 
 /**

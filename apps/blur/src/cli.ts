@@ -5,7 +5,7 @@ import { checkOutside, compileKernel } from '../../../libs/image/host.ts';
 import { convertImage } from '../../../libs/image/image.ts';
 import { type Boundary, checkVariant, type Pipeline, type Schedule, type Variant } from '../../../libs/image/variants.ts';
 import { during, finiteNumber, runCommand } from '../../shared/cli.ts';
-import { benchmarkKernel, checkOutputChannels, COMPARE_RUNS, compareWithReference, gpuDeviceFor, imageCommand, imageOutput, prepareCompare, readInput, writeImage } from '../../shared/image.ts';
+import { benchmarkKernel, checkOutputChannels, COMPARE_RUNS, compareWithReference, gpuDeviceFor, imageCommand, imageOutput, prepareCompare, readInput, scheduledVariant, writeImage } from '../../shared/image.ts';
 
 const FILTERS = ['box3', 'gauss5', 'unsharp', 'sobel', 'gradient', 'heat', 'wave', 'bilateral', 'interpolate', 'local_laplacian'] as const;
 
@@ -24,6 +24,7 @@ export async function main(argv: string[]): Promise<number> {
       '  blur photo.png -o blurred.png',
       '  blur photo.jpg -o photo.jpg                                       # replaced only once the result is complete',
       '  blur --schedule seq --boundary mirror photo.png -o blurred.png',
+      '  blur --filter gauss5 --schedule auto photo.jpg -o smooth.jpg      # searches a schedule for this size class once, then reuses it',
       '  blur --filter gauss5 --type i32 --bench 20 photo.png -o smooth.png',
       '  blur --filter wave --boundary mirror photo.png -o wavy.png',
       '  blur --filter bilateral photo.jpg -o smooth.jpg                  # smooths, keeps edges',
@@ -36,17 +37,19 @@ export async function main(argv: string[]): Promise<number> {
       '',
     ].join('\n'));
   return runCommand('blur', program, argv, async () => {
-    const opts = program.opts<{ output: string; schedule: Schedule; boundary: Boundary; filter: Pipeline; type: 'u8' | 'i32'; outside: number; bench?: number; compare?: ReferenceName }>();
+    const opts = program.opts<{ output: string; schedule: Schedule | 'auto'; retune?: boolean; boundary: Boundary; filter: Pipeline; type: 'u8' | 'i32'; outside: number; bench?: number; compare?: ReferenceName }>();
     const output = await imageOutput(opts.output);
     const input = await readInput('blur', program.args[0]!);
     // The output has the input's channels.
     checkOutputChannels(opts.output, output, input.channels);
-    const variant: Variant = { pipeline: opts.filter, schedule: opts.schedule, boundary: opts.boundary, type: opts.type, channels: input.channels as 1 | 2 | 3 | 4 };
-    checkVariant(variant);
-    checkOutside(variant, opts.outside);
-    variant.device = await gpuDeviceFor(opts.schedule);
+    // auto picks among the tiled CPU schedules, which take what opt takes.
+    const checked: Variant = { pipeline: opts.filter, schedule: opts.schedule === 'auto' ? 'opt' : opts.schedule, boundary: opts.boundary, type: opts.type, channels: input.channels as 1 | 2 | 3 | 4 };
+    checkVariant(checked);
+    checkOutside(checked, opts.outside);
+    checked.device = await gpuDeviceFor(checked.schedule);
     const reference = opts.compare && (await prepareCompare(opts.compare, opts.filter, opts.type, opts.boundary));
     const image = opts.type === 'u8' ? input : convertImage(input, 'i32');
+    const variant = await scheduledVariant(opts.schedule, checked, image, opts.retune ?? false);
     const kernel = await during(`compiling ${opts.filter} (${opts.type}, ${opts.schedule}, ${opts.boundary})`, () => compileKernel(variant));
     const out = kernel.run(image, { outside: opts.outside });
     const runs = opts.bench ?? (reference ? COMPARE_RUNS : 0);

@@ -4,7 +4,7 @@ import { checkOutside, compileKernel } from '../../../libs/image/host.ts';
 import type { Boundary, Schedule, Variant } from '../../../libs/image/variants.ts';
 import { during, finiteNumber, numberAboveUpTo, runCommand } from '../../shared/cli.ts';
 import { markCorners } from '../../shared/corners.ts';
-import { benchmarkKernel, COMPARE_RUNS, compareWithReference, gpuDeviceFor, imageCommand, imageOutput, prepareCompare, readInput, writeImage } from '../../shared/image.ts';
+import { benchmarkKernel, COMPARE_RUNS, compareWithReference, gpuDeviceFor, imageCommand, imageOutput, prepareCompare, readInput, scheduledVariant, writeImage } from '../../shared/image.ts';
 
 export async function main(argv: string[]): Promise<number> {
   const program = imageCommand('harris', 'opt', ['harris'])
@@ -15,19 +15,22 @@ export async function main(argv: string[]): Promise<number> {
       'Examples:',
       '  harris photo.png -o corners.png',
       '  harris --bench 20 --boundary mirror photo.png -o corners.png',
+      '  harris --schedule auto photo.jpg -o corners.png        # searches a schedule for this size class once, then reuses it',
       '  harris --schedule gpu --bench 20 photo.png -o corners.png   # on a GPU; ANYDSL_DEVICE=auto|cuda|opencl[:n] picks, --bench adds kernel time',
       '  harris --compare halide photo.png -o corners.png     # the response against Halide\'s (to 1e-5), and the speed ratio',
       '  harris --schedule opt --compare halide --bench 20 photo.png -o corners.png',
       '',
     ].join('\n'));
   return runCommand('harris', program, argv, async () => {
-    const opts = program.opts<{ output: string; schedule: Schedule; boundary: Boundary; threshold: number; outside: number; bench?: number; compare?: ReferenceName }>();
+    const opts = program.opts<{ output: string; schedule: Schedule | 'auto'; retune?: boolean; boundary: Boundary; threshold: number; outside: number; bench?: number; compare?: ReferenceName }>();
     const output = await imageOutput(opts.output);
     const input = await readInput('harris', program.args[0]!);
-    const variant: Variant = { pipeline: 'harris', schedule: opts.schedule, boundary: opts.boundary, type: 'u8', channels: input.channels as 1 | 2 | 3 | 4 };
-    checkOutside(variant, opts.outside);
-    variant.device = await gpuDeviceFor(opts.schedule);
+    // auto picks among the tiled CPU schedules, which take what opt takes.
+    const checked: Variant = { pipeline: 'harris', schedule: opts.schedule === 'auto' ? 'opt' : opts.schedule, boundary: opts.boundary, type: 'u8', channels: input.channels as 1 | 2 | 3 | 4 };
+    checkOutside(checked, opts.outside);
+    checked.device = await gpuDeviceFor(checked.schedule);
     const reference = opts.compare && (await prepareCompare(opts.compare, 'harris', 'u8', opts.boundary));
+    const variant = await scheduledVariant(opts.schedule, checked, input, opts.retune ?? false);
     const kernel = await during(`compiling harris (${opts.schedule}, ${opts.boundary})`, () => compileKernel(variant));
     const response = kernel.run(input, { outside: opts.outside });
     const runs = opts.bench ?? (reference ? COMPARE_RUNS : 0);

@@ -1,0 +1,227 @@
+// `--schedule auto`: a search over the tuning space of variants.ts (where stages are computed,
+// tile width and height, vector width) for one pipeline on this machine and one image size
+// class. It starts from the hand schedules, then searches locally around the best: each
+// round compiles the untried neighbours of the best in one batch (compiles are the cost)
+// and times them on a synthetic image of the class (medians of a few runs). The choice is
+// stored in the artifact cache under the key material the compile cache uses (compiler
+// version, library sources, CPU model) plus the pipeline, type, channels, boundary, size
+// class and core count, so a second run reuses it without searching.
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { cacheRoot, compilerVersion, hashValue } from '../../compiler/src/driver/cache.ts';
+import { median, timeEach } from './bench.ts';
+import { compileKernels, librarySources } from './host.ts';
+import { type Image, makeImage } from './image.ts';
+import { exportName, HAND_TUNINGS, type Schedule, type Tuning, type Variant } from './variants.ts';
+
+/** The variant without its schedule: what the search picks a schedule for. */
+export type Unscheduled = Omit<Variant, 'schedule' | 'tuning' | 'device'>;
+
+/** The image size class a choice holds for: width and height rounded up to powers of two. */
+export interface SizeClass {
+  width: number;
+  height: number;
+}
+
+export interface AutoOptions {
+  /** Search again even when a choice is cached. */
+  retune?: boolean;
+  /** Seconds the search may take, compiles included; the hand schedules are always tried. */
+  budgetSeconds?: number;
+  /** Timed runs per candidate (after one warm-up). */
+  runs?: number;
+  /** The candidates to try instead of the hand schedules and the local search (tests). */
+  candidates?: readonly Tuning[];
+  /** The directory the choices are kept in (tests), instead of `schedules` in the artifact cache. */
+  choicesDir?: string;
+  /** Progress lines while searching. */
+  onProgress?: (line: string) => void;
+}
+
+/** What the search chose: the variant, a line for the user, and whether it came from the cache. */
+export interface AutoChoice {
+  variant: Variant;
+  summary: string;
+  reused: boolean;
+}
+
+/** The choice as stored in the cache. */
+interface StoredChoice {
+  schedule: Schedule;
+  tuning?: Tuning;
+  medianMs: number;
+  bestHand: { schedule: Schedule; medianMs: number } | undefined;
+  searched: number;
+  seconds: number;
+}
+
+export const DEFAULT_BUDGET_SECONDS = 40;
+const DEFAULT_RUNS = 5;
+const MIN_TILE = 8;
+const MAX_TILE = 2048;
+
+/** Width and height rounded up to powers of two. */
+export function sizeClass(width: number, height: number): SizeClass {
+  const up = (n: number) => 2 ** Math.ceil(Math.log2(Math.max(n, 1)));
+  return { width: up(width), height: up(height) };
+}
+
+/** The hand schedule with a tuning's parameters, if any. */
+function handScheduleOf(t: Tuning): Schedule | undefined {
+  return (Object.entries(HAND_TUNINGS) as [Schedule, Tuning][]).find(([, h]) => tuningKey(h) === tuningKey(t))?.[0];
+}
+
+function tuningKey(t: Tuning): string {
+  return `${t.at}:${t.tileWidth}x${t.tileHeight}:${t.vectorBits}`;
+}
+
+/** The variant that runs `t`: the hand schedule itself where `t` is one (its kernel is the one the apps compile), else the tuning. */
+export function variantFor(base: Unscheduled, t: Tuning): Variant {
+  const hand = handScheduleOf(t);
+  if (hand) return { ...base, schedule: hand };
+  const schedule = t.at === 'root' ? 'vec' : t.at === 'tile' ? 'opt' : 'slide';
+  return { ...base, schedule, tuning: t };
+}
+
+/** The vectorised hand schedules, where every search starts (the scalar `tile` is never ahead of `vec`). */
+function handStart(): Tuning[] {
+  return (['vec', 'opt', 'slide'] as const).map((s) => HAND_TUNINGS[s]!);
+}
+
+/** The tunings one step from `t`: tile width and height halved and doubled, the vector width halved and doubled, the stages computed elsewhere. */
+export function neighbours(t: Tuning): Tuning[] {
+  const out: Tuning[] = [];
+  const size = (n: number) => n >= MIN_TILE && n <= MAX_TILE;
+  if (t.at !== 'row') {
+    for (const w of [t.tileWidth / 2, t.tileWidth * 2]) if (size(w)) out.push({ ...t, tileWidth: w });
+  }
+  for (const h of [t.tileHeight / 2, t.tileHeight * 2]) if (size(h)) out.push({ ...t, tileHeight: h });
+  for (const bits of [t.vectorBits / 2, t.vectorBits * 2]) if (bits >= 256 && bits <= 1024) out.push({ ...t, vectorBits: bits as Tuning['vectorBits'] });
+  for (const at of ['root', 'tile', 'row'] as const) {
+    if (at !== t.at) out.push({ ...t, at, tileWidth: at === 'row' ? 0 : t.tileWidth || 512 });
+  }
+  return out;
+}
+
+/** A short description of a tuning for the user. */
+export function describeTuning(t: Tuning, base: Unscheduled): string {
+  const lanes = t.vectorBits === 0 ? 'scalar' : `${(t.vectorBits / 32) * (base.pipeline === 'gauss5' && base.type === 'u8' ? 2 : 1)} lanes`;
+  const where = t.at === 'root' ? 'stages for the whole image first' : t.at === 'tile' ? 'stages per tile' : 'stages slid row by row';
+  const tiles = t.at === 'row' ? `strips of ${t.tileHeight} rows` : `tile ${t.tileWidth}×${t.tileHeight}`;
+  return `${tiles}, ${lanes}, ${where}`;
+}
+
+/** The cache file of the choice for `base` on images of `cls`. */
+function choicePath(base: Unscheduled, cls: SizeClass, dir: string): string {
+  const key = hashValue({
+    compiler: compilerVersion(),
+    library: librarySources().map((s) => s.text),
+    variant: { pipeline: base.pipeline, type: base.type, channels: base.channels, boundary: base.boundary, iter: base.iter ?? null },
+    size: cls,
+    cpu: os.cpus()[0]?.model ?? 'unknown',
+    cores: os.availableParallelism(),
+  });
+  return path.join(dir, `${key.slice(0, 32)}.json`);
+}
+
+async function readChoice(file: string): Promise<StoredChoice | undefined> {
+  try {
+    return JSON.parse(await readFile(file, 'utf8')) as StoredChoice;
+  } catch {
+    return undefined;
+  }
+}
+
+async function writeChoice(file: string, choice: StoredChoice): Promise<void> {
+  await mkdir(path.dirname(file), { recursive: true });
+  const scratch = `${file}.${process.pid}.tmp`;
+  await writeFile(scratch, JSON.stringify(choice, null, 2) + '\n');
+  await rename(scratch, file);
+}
+
+/** A synthetic input of the class: pseudo-random pixels (a fixed seed) of the base's type and channels. */
+export function syntheticImage(base: Unscheduled, cls: SizeClass): Image {
+  const img = makeImage(base.type, cls.width, cls.height, base.channels);
+  let state = 0x9e3779b9;
+  for (let i = 0; i < img.data.length; i++) {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+    img.data[i] = base.type === 'f32' ? state / 2 ** 32 : base.type === 'u8' ? state >>> 24 : (state >>> 16) - 32768;
+  }
+  return img;
+}
+
+/**
+ * The schedule for `base` on images of `width` × `height`: the cached choice for their size
+ * class, or the result of a search (then cached).
+ */
+export async function autoSchedule(base: Unscheduled, width: number, height: number, options: AutoOptions = {}): Promise<AutoChoice> {
+  const cls = sizeClass(width, height);
+  const classText = `${cls.width}×${cls.height} ${base.type}×${base.channels}`;
+  const file = choicePath(base, cls, options.choicesDir ?? path.join(cacheRoot(), 'schedules'));
+  const stored = options.retune ? undefined : await readChoice(file);
+  if (stored) {
+    const variant: Variant = stored.tuning ? { ...base, schedule: stored.schedule, tuning: stored.tuning } : { ...base, schedule: stored.schedule };
+    return { variant, reused: true, summary: `auto: ${describeChoice(stored, base)} (reused the choice cached for ${classText}: ${stored.searched} schedules searched in ${stored.seconds.toFixed(0)} s; --retune searches again)` };
+  }
+  const choice = await search(base, cls, options);
+  await writeChoice(file, choice);
+  const variant: Variant = choice.tuning ? { ...base, schedule: choice.schedule, tuning: choice.tuning } : { ...base, schedule: choice.schedule };
+  const versus = choice.bestHand ? `; ${(choice.bestHand.medianMs / choice.medianMs).toFixed(2)}× the best hand schedule ${choice.bestHand.schedule}` : '';
+  return { variant, reused: false, summary: `auto: ${describeChoice(choice, base)} (searched ${choice.searched} schedules in ${choice.seconds.toFixed(0)} s${versus}; cached for ${classText})` };
+}
+
+function describeChoice(choice: StoredChoice, base: Unscheduled): string {
+  const t = choice.tuning ?? HAND_TUNINGS[choice.schedule]!;
+  return `${describeTuning(t, base)}${choice.tuning ? '' : ` (the hand schedule ${choice.schedule})`}, ${choice.medianMs.toFixed(2)} ms`;
+}
+
+/** Compiles and times candidates in batches until the local search ends or the budget is spent. */
+async function search(base: Unscheduled, cls: SizeClass, options: AutoOptions): Promise<StoredChoice> {
+  const start = performance.now();
+  const budgetMs = (options.budgetSeconds ?? DEFAULT_BUDGET_SECONDS) * 1000;
+  const runs = options.runs ?? DEFAULT_RUNS;
+  const input = syntheticImage(base, cls);
+  const times = new Map<string, { tuning: Tuning; ms: number }>();
+  const timeBatch = async (batch: readonly Tuning[]) => {
+    const fresh = batch.filter((t, i) => !times.has(tuningKey(t)) && batch.findIndex((u) => tuningKey(u) === tuningKey(t)) === i);
+    if (fresh.length === 0) return;
+    options.onProgress?.(`auto: compiling ${fresh.length} schedule(s)`);
+    const variants = fresh.map((t) => variantFor(base, t));
+    const kernels = await compileKernels(variants);
+    for (const [i, t] of fresh.entries()) {
+      const kernel = kernels.kernel(variants[i]!);
+      const output = kernel.run(input);
+      const ms = median(await timeEach(runs, () => kernel.run(input, { output })));
+      times.set(tuningKey(t), { tuning: t, ms });
+      options.onProgress?.(`auto: ${exportName(variants[i]!)} ${ms.toFixed(2)} ms`);
+    }
+  };
+  if (options.candidates) {
+    if (options.candidates.length === 0) throw new Error('the schedule search needs at least one candidate');
+    await timeBatch(options.candidates);
+  } else {
+    await timeBatch(handStart());
+    // Local search: the untried neighbours of the best so far, one batch per round.
+    for (;;) {
+      if (performance.now() - start >= budgetMs) break;
+      const best = bestOf(times);
+      const next = neighbours(best.tuning).filter((t) => !times.has(tuningKey(t)));
+      if (next.length === 0) break;
+      await timeBatch(next);
+      if (bestOf(times) === best) break;
+    }
+  }
+  const best = bestOf(times);
+  const hands = [...times.values()].filter((c) => handScheduleOf(c.tuning)).sort((a, b) => a.ms - b.ms);
+  const bestHand = hands[0] && { schedule: handScheduleOf(hands[0].tuning)!, medianMs: hands[0].ms };
+  const variant = variantFor(base, best.tuning);
+  return { schedule: variant.schedule, tuning: variant.tuning, medianMs: best.ms, bestHand, searched: times.size, seconds: (performance.now() - start) / 1000 };
+}
+
+function bestOf(times: Map<string, { tuning: Tuning; ms: number }>): { tuning: Tuning; ms: number } {
+  return [...times.values()].reduce((a, b) => (b.ms < a.ms ? b : a));
+}
+
+/** What `--schedule auto` does, for the apps' help. */
+export const AUTO_DESCRIPTION = `searches tile sizes, vector width and where stages are computed (as in vec, opt, slide) for the image's size class on this machine, from the hand schedules vec, opt and slide, then around the best (a budget of ${DEFAULT_BUDGET_SECONDS} s of compiling and timing), and caches the choice with the compiled kernels; --retune searches again`;
