@@ -11,6 +11,7 @@
 //
 //   npx tsx bench/raytrace/run.ts [--scene NAME|FILE]... [--width 640] [--height 480] [--runs 5]
 //        [--builds 3] [--threads N] [--variants single,packet8,...] [--json out/bench/raytrace.json]
+//        [--builders-only]   (the builders' table alone: no kernels compiled, no rays traced)
 //
 // Scenes are found in datasets/scenes (NAME.obj.xz) unless a path is given. Embree is
 // installed with apt-get when missing and running as root; otherwise the command is named
@@ -61,6 +62,7 @@ const { values: cli } = parseArgs({
     threads: { type: 'string', default: String(os.availableParallelism()) },
     variants: { type: 'string', default: ALL_VARIANTS.join(',') },
     json: { type: 'string', default: path.join(root, 'out', 'bench', 'raytrace.json') },
+    'builders-only': { type: 'boolean', default: false },
   },
 });
 
@@ -75,6 +77,7 @@ const height = positive('height', cli.height!);
 const runs = positive('runs', cli.runs!);
 const builds = positive('builds', cli.builds!);
 const threads = positive('threads', cli.threads!);
+const buildersOnly = cli['builders-only']!;
 const variants = cli.variants!.split(',').map((v) => {
   if (!(ALL_VARIANTS as readonly string[]).includes(v)) throw new Error(`--variants: '${v}' is not one of ${ALL_VARIANTS.join(', ')}`);
   return v as VariantName;
@@ -133,6 +136,18 @@ interface BuildRow {
   primaryOnEmbree?: number;
 }
 
+/** Embree's own tree of the scene (rtcBuildBVH, the same leaf block and cost constants as ours): its build times, SAH costs and leaf fill into the row. */
+async function embreeTree(mesh: Mesh, arity: 4 | 8, row: BuildRow): Promise<Bvh> {
+  const block = leafWidthFor(arity);
+  log(`${row.scene} BVH${arity}: ${EMBREE_TITLE}'s own tree (rtcBuildBVH, ${builds}×)`);
+  const tree = await embreeBuildBvh(mesh, { arity, maxLeafSize: block, sahBlock: block, ...DEFAULT_SAH, quality: 'high', threads, builds });
+  row.embreeTreeMs = tree.buildMs;
+  row.embreeTreeSah = sahCost(tree.bvh, mesh, DEFAULT_SAH);
+  row.embreeTreeBlockSah = sahCost(tree.bvh, mesh, DEFAULT_SAH, block);
+  row.embreeTreeTrisPerLeaf = trianglesPerLeaf(tree.bvh);
+  return tree.bvh;
+}
+
 /** Our side of one scene and arity: every variant on every workload; hits of the first variant per workload. */
 async function traceOurs(
   tracers: Map<string, Tracer>,
@@ -164,9 +179,9 @@ async function main(): Promise<number> {
     const label = sceneName(file);
     const camera = sceneCamera(label, mesh.bounds(), width / height);
     for (const arity of [4, 8] as const) {
-      log(`${label} BVH${arity}: compiling our kernels`);
-      const list = variants.flatMap((v) => [false, true].map((anyHit) => ({ v, anyHit, ...variantOptions(v) })));
-      const compiled = await compileTracers(list.map(({ traversal, packetSize, anyHit }) => ({ arity, traversal, packetSize, anyHit })));
+      const list = buildersOnly ? [] : variants.flatMap((v) => [false, true].map((anyHit) => ({ v, anyHit, ...variantOptions(v) })));
+      if (list.length > 0) log(`${label} BVH${arity}: compiling our kernels`);
+      const compiled = list.length === 0 ? [] : await compileTracers(list.map(({ traversal, packetSize, anyHit }) => ({ arity, traversal, packetSize, anyHit })));
       const tracers = new Map(list.map((x, i) => [`${x.v}/${x.anyHit}`, compiled[i]!]));
 
       log(`${label} BVH${arity}: building our tree (${builds}×)`);
@@ -188,6 +203,10 @@ async function main(): Promise<number> {
         oursTrisPerLeaf: trianglesPerLeaf(bvh!), oursBytesPerTri: flatBytes(flat) / mesh.triangleCount,
       };
       buildRows.push(row);
+      if (buildersOnly) {
+        if (withEmbree) await embreeTree(mesh, arity, row);
+        continue;
+      }
 
       // The rays are made once per scene (by our closest-hit single-ray kernel) and stored.
       const first = tracers.get(`${variants[0]}/false`)!;
@@ -204,13 +223,7 @@ async function main(): Promise<number> {
         embreeAbout.add(`${EMBREE_TITLE} (version ${embree.version}; ${embree.config})`);
         row.embreeCommitMs = embree.buildMs;
         row.embreeBytesPerTri = embree.bytes / mesh.triangleCount;
-        log(`${label} BVH${arity}: ${EMBREE_TITLE}'s own tree (rtcBuildBVH, ${builds}×)`);
-        const tree = await embreeBuildBvh(mesh, { arity, maxLeafSize: block, sahBlock: block, ...DEFAULT_SAH, quality: 'high', threads, builds });
-        row.embreeTreeMs = tree.buildMs;
-        row.embreeTreeSah = sahCost(tree.bvh, mesh, DEFAULT_SAH);
-        row.embreeTreeBlockSah = sahCost(tree.bvh, mesh, DEFAULT_SAH, block);
-        row.embreeTreeTrisPerLeaf = trianglesPerLeaf(tree.bvh);
-        const onEmbree = flatten(tree.bvh, mesh);
+        const onEmbree = flatten(await embreeTree(mesh, arity, row), mesh);
         const hits = makeHits(sets.primary.count);
         for (const [tree_, key] of [[flat, 'primaryOnOurs'], [onEmbree, 'primaryOnEmbree']] as const) {
           let best = 0;
@@ -240,7 +253,7 @@ async function main(): Promise<number> {
     }
   }
 
-  printTraceTable(cells);
+  if (!buildersOnly) printTraceTable(cells);
   printBuildTable(buildRows);
   console.log('');
   console.log(`machine: ${os.cpus()[0]?.model ?? 'unknown CPU'}, ${os.availableParallelism()} cores; ${threads} thread${threads > 1 ? 's' : ''} per side; ${width}×${height} primary rays, 1 AO and 1 diffuse ray per primary hit (seed 1); medians of ${runs} warm runs`);
