@@ -35,6 +35,8 @@ function checkBodyIn(ck: Checker, decl: FnDecl, outer: Frame): void {
   // A fn in continuation form returns through its last parameter.
   const ret = sig.ret ?? lastParamReturn({ tag: 'fn', params: sig.params, ret: null });
   const frame = new Frame(outer);
+  const enclosing = ck.fnFrame;
+  ck.fnFrame = frame;
   ck.inFrame(frame, () => {
     decl.params.forEach((p, i) => bindParam(ck, p, sig.params[i] ?? { tag: 'error' }, frame));
     ck.withJump({ kind: 'fn', target: { kind: 'fn', decl }, ret }, () => {
@@ -45,6 +47,7 @@ function checkBodyIn(ck: Checker, decl: FnDecl, outer: Frame): void {
       else ck.expectDiverges(body.expr?.span ?? body.span, t);
     });
   });
+  ck.fnFrame = enclosing;
 }
 
 /** Checks a static's initialiser once; returns its type (the declared one, if any). */

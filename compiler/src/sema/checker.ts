@@ -31,8 +31,15 @@ export class Checker {
   readonly bindingTypes = new Map<LocalBinding, Type>();
   readonly patternTypes = new Map<Pattern, Type>();
   readonly coercions = new Map<Expr, Type>();
-  /** Values that leave their function (`markLeaving`): never auto-borrowed, never `&` of a local. */
-  readonly leaving = new Set<Expr>();
+  /**
+   * Values that leave their function (`markLeaving`), with the frame of that function's
+   * parameters: never auto-borrowed, never `&` of a local declared from that frame on.
+   */
+  readonly leaving = new Map<Expr, Frame>();
+  /** The parameters' frame of the fn or closure whose body is being checked. */
+  fnFrame: Frame | null = null;
+  /** For every local (parameters included), the `fnFrame` of the body declaring it. */
+  readonly localFn = new Map<LocalBinding, Frame | null>();
   readonly jumps = new Map<Expr, JumpTarget>();
   readonly forBodies = new Map<ExprOf<'for'>, Type>();
   /** Items still to check (bodies, initialisers, field types), in discovery order. */
@@ -175,9 +182,10 @@ export class Checker {
    * checked, so the branches see it when they are coerced.
    */
   markLeaving(e: Expr | null): void {
-    const todo = e ? [e] : [];
+    const fn = this.fnFrame;
+    const todo = e && fn ? [e] : [];
     for (let x = todo.pop(); x; x = todo.pop()) {
-      this.leaving.add(x);
+      this.leaving.set(x, fn!);
       if (x.kind === 'block' && x.block.expr) todo.push(x.block.expr);
       else if (x.kind === 'if') {
         if (x.then.expr) todo.push(x.then.expr);

@@ -315,6 +315,7 @@ export function bindParam(ck: Checker, p: Param, t: Type, frame: Frame): Type {
   if (p.name && p.name.name !== '_') {
     if (frame.values.has(p.name.name)) ck.error(p.name.span, `duplicate definition of '${p.name.name}'`);
     else frame.values.set(p.name.name, { kind: 'local', binding: p, type: t, mutable: p.mutable });
+    ck.localFn.set(p, ck.fnFrame);
   }
   return t;
 }
@@ -336,6 +337,8 @@ export function checkClosure(ck: Checker, e: ExprOf<'closure'>, exp: Type | unde
     ck.error(e.span, `wrong number of closure parameters: expected ${xf.params.length} but found ${e.params.length}`);
   }
   const frame = new Frame(ck.frame);
+  const enclosing = ck.fnFrame;
+  ck.fnFrame = frame;
   const params = e.params.map((p, i) => bindParam(ck, p, paramType(ck, p, xf ? (xf.params[i] ?? errorT) : undefined), frame));
   let ret: Type | null;
   if (e.diverges) ret = null;
@@ -355,6 +358,7 @@ export function checkClosure(ck: Checker, e: ExprOf<'closure'>, exp: Type | unde
       else ck.coerce(e.body, e.body.span, t, ret, '', false);
     }),
   );
+  ck.fnFrame = enclosing;
   return fnT;
 }
 

@@ -178,8 +178,9 @@ export function checkUnary(ck: Checker, e: ExprOf<'unary'>, exp: Type | undefine
       const t = checkExpr(ck, e.operand, x?.tag === 'ptr' ? x.pointee : undefined);
       if (e.op === '&mut') requireMutablePlace(ck, e.operand, true);
       // The direct form of the rule that keeps borrows of locals from leaving (checker.ts, `markLeaving`).
-      const local = ck.leaving.has(e) ? localRoot(e.operand) : null;
-      if (local) ck.error(e.span, `a reference to local '${local.name?.name ?? '_'}' cannot leave the function: its frame is gone`);
+      const fn = ck.leaving.get(e);
+      const local = fn ? localRoot(e.operand) : null;
+      if (local && ck.localFn.get(local) === fn) ck.error(e.span, `a reference to local '${local.name?.name ?? '_'}' cannot leave the function: its frame is gone`);
       return { tag: 'ptr', pointee: t, mutable: e.op === '&mut', addrSpace: 0 };
     }
     case '~': {

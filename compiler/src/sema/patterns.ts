@@ -22,6 +22,7 @@ export function bindPattern(ck: Checker, p: Pattern, t: Type, frame: Frame, refu
       ck.u.site((resolve) => ck.bindingTypes.set(p, resolve(t, p.span)));
       if (frame.values.has(p.name.name)) ck.error(p.name.span, `identifier '${p.name.name}' is bound more than once in this pattern`);
       else frame.values.set(p.name.name, { kind: 'local', binding: p, type: t, mutable: p.mutable });
+      ck.localFn.set(p, ck.fnFrame);
       return;
     case 'wild':
       return;
