@@ -142,7 +142,10 @@ export async function gpuDeviceFor(schedule: Schedule): Promise<number | undefin
  * cached) for the input's size class, with its line on what it picked and why.
  */
 export async function scheduledVariant(schedule: Schedule | 'auto', base: Omit<Variant, 'schedule'>, input: Image, retune: boolean): Promise<Variant> {
-  if (schedule !== 'auto') return { ...base, schedule };
+  if (schedule !== 'auto') {
+    if (retune) throw new Error(`--retune searches the schedule again for --schedule auto; with --schedule ${schedule} there is nothing to search`);
+    return { ...base, schedule };
+  }
   const choice = await during(`auto: searching schedules for ${base.pipeline}`, (show) => autoSchedule(base, input.width, input.height, { retune, onProgress: show }));
   console.log(choice.summary);
   return choice.variant;

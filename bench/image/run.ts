@@ -26,11 +26,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { fetchPhotos } from '../../datasets/images/fetch-photos.ts';
+import { autoSchedule } from '../../libs/image/autoschedule.ts';
 import { median, timeEach } from '../../libs/image/bench.ts';
 import { compileKernel, type Kernel } from '../../libs/image/host.ts';
 import { convertImage, type Image, makeImage } from '../../libs/image/image.ts';
 import { readImage } from '../../libs/image/io.ts';
-import { entryFunction, type Pipeline, type Variant } from '../../libs/image/variants.ts';
+import { entryFunction, exportName, type Pipeline, type Variant } from '../../libs/image/variants.ts';
 import { xorshift32 } from '../../libs/shared/random.ts';
 import {
   type Agreement,
@@ -265,6 +266,22 @@ async function main(): Promise<number> {
       note(c, `ours ${oursScheduleNote(variant)}`);
       const ours: Row = { ...base, side: 'ours', schedule: 'opt', m: await measure(() => timeEach(runs, () => k.run(image, { output }))) };
       rows.push(ours);
+      // --schedule auto: the search's choice for this size class (cached after its first search), checked against opt's output.
+      const autoRow: Row = { ...base, side: 'ours', schedule: 'auto' };
+      rows.push(autoRow);
+      try {
+        const choice = await autoSchedule({ pipeline: variant.pipeline, boundary: variant.boundary, type: variant.type, channels: variant.channels }, w, h, { onProgress: (l) => console.error(`bench/image: ${l}`) });
+        note(c, choice.summary);
+        const ak = exportName(choice.variant) === exportName(variant) ? k : await compileKernel(choice.variant);
+        const autoOutput = ak.run(image);
+        autoRow.agreement = compareOutputs(output, autoOutput);
+        if (!autoRow.agreement.ok) failed = true;
+        autoRow.m = await measure(() => timeEach(runs, () => ak.run(image, { output: autoOutput })));
+      } catch (e) {
+        failed = true;
+        autoRow.missing = 'failed';
+        note(c, `auto failed: ${(e as Error).message.split('\n')[0]}`);
+      }
       const refs = REFERENCE_KERNELS.filter(
         (r) => r.pipeline === c.pipeline && r.type === c.type && (r.reference === 'opencv' || (r.reference === 'halide' && opts.halide.includes(r.halide!))),
       );
@@ -353,9 +370,11 @@ function printTable(rows: Row[]): void {
   const fastestOf = (r: Row) => rows.find((o) => o.fastestHalide && o.input === r.input && o.pipeline === r.pipeline && o.type === r.type);
   const ratio = (ref: number | undefined, ours: number | undefined) => (ref !== undefined && ours !== undefined ? `${(ref / ours).toFixed(2)}×` : '-');
   const cells = rows.map((r) => {
-    const ours = oursOf(r);
+    const ours = r.side === 'ours' ? r : oursOf(r);
     const against = r.side === 'ours' ? fastestOf(r) : r;
-    const outputs = r.side === 'ours' ? '' : r.missing ?? (r.agreement!.ok ? (r.agreement!.detail.includes('1e-5') ? 'agree (1e-5)' : 'bit-exact') : `MISMATCH (${r.agreement!.mismatches})`);
+    // auto's row: its output against opt's.
+    const sameAsOpt = r.agreement?.ok ? 'same as opt' : r.agreement ? `MISMATCH with opt (${r.agreement.mismatches})` : r.missing ?? '';
+    const outputs = r.side === 'ours' ? sameAsOpt : r.missing ?? (r.agreement!.ok ? (r.agreement!.detail.includes('1e-5') ? 'agree (1e-5)' : 'bit-exact') : `MISMATCH (${r.agreement!.mismatches})`);
     return [
       r.input,
       r.pipeline,
