@@ -22,7 +22,7 @@ import { readImage } from '../../libs/image/io.ts';
 import { SCHEDULES } from '../../libs/image/variants.ts';
 import { benchArgs, runBench } from '../shared/cli.ts';
 import { byFile, cacheDir, exec, GXX, gxx, missingPackages, notInstalled } from '../shared/native.ts';
-import { compareOutputs } from './references.ts';
+import { compareOutputs, machineParams } from './references.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..', '..');
@@ -47,12 +47,6 @@ export function prepareHalideCamera(onStep?: (step: string) => void): Promise<st
   })();
   tool.catch(() => (tool = undefined));
   return tool;
-}
-
-/** The cores and the last-level cache (at most 32 MiB, as references.ts gives the autoschedulers). */
-async function machineParams(): Promise<{ cores: number; llc: number }> {
-  const reported = Number((await exec('getconf', ['LEVEL3_CACHE_SIZE'])).stdout.trim());
-  return { cores: os.cpus().length, llc: Number.isFinite(reported) && reported > 0 ? Math.min(reported, 32 << 20) : 32 << 20 };
 }
 
 export interface HalideCameraRun {

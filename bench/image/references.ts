@@ -224,7 +224,7 @@ const estimate = (n: number): number => (n < 512 ? n : Math.ceil(n / 512) * 512)
  * reports, at most 32 MiB: a virtual machine reports the whole socket's L3 (here 508 MiB),
  * while its cores share one core complex's (32 MiB on Zen 4).
  */
-async function machineParams(): Promise<{ cores: number; llc: number }> {
+export async function machineParams(): Promise<{ cores: number; llc: number }> {
   const reported = Number((await exec('getconf', ['LEVEL3_CACHE_SIZE'])).stdout.trim());
   const llc = Number.isFinite(reported) && reported > 0 ? Math.min(reported, 32 << 20) : 32 << 20;
   return { cores: os.cpus().length, llc };

@@ -94,6 +94,8 @@ function options() {
   if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs must be a positive integer, not '${cli.runs}'`);
   if (!Number.isInteger(size) || size < 8) throw new Error(`--size must be an integer of at least 8, not '${cli.size}'`);
   const known = [...new Set(CASES.map((c) => c.pipeline))];
+  // The camera pipe's input is a raw mosaic and it takes parameters: bench/image/camera.ts.
+  if (cli.pipeline!.includes('camera')) throw new Error('the camera pipe has its own script, on the mosaic of a photo: npm run bench:camera -- --size 512 --runs 2 (bench/image/camera.ts)');
   for (const p of cli.pipeline!) if (!(known as string[]).includes(p)) throw new Error(`--pipeline must be one of ${known.join(', ')}, not '${p}'`);
   const halide = cli.halide!.split(',').filter((s) => s !== '');
   for (const s of halide) if (!(HALIDE_SCHEDULES as readonly string[]).includes(s)) throw new Error(`--halide takes a comma-separated list of ${HALIDE_SCHEDULES.join(', ')}, not '${s}'`);

@@ -108,15 +108,16 @@ async function readMosaic(file: string, opts: { width?: number; height?: number;
   }
   if (meta.depth !== 'ushort') throw fail(`it has ${meta.depth === 'uchar' ? '8-bit' : meta.depth} samples; a mosaic has 16 (an 8-bit photo can be mosaiced with --from-photo)`);
   if (meta.channels !== 1) throw fail(`it has ${meta.channels} channels; a mosaic is one gray channel`);
-  const { data, info } = await sharp(file).raw({ depth: 'ushort' }).toBuffer({ resolveWithObject: true });
+  // sharp hands out sRGB (and 8 bits) unless told otherwise.
+  const { data, info } = await sharp(file).toColourspace('grey16').raw({ depth: 'ushort' }).toBuffer({ resolveWithObject: true });
   checkMosaicSize(info.width, info.height);
   return { width: info.width, height: info.height, data: new Uint16Array(data.buffer, data.byteOffset, info.width * info.height).slice() };
 }
 
 async function writeMosaic(path: string, mosaic: Mosaic): Promise<void> {
   const { writeFileAtomic } = await import('@anydsl/compiler');
-  const bytes = Buffer.from(mosaic.data.buffer, mosaic.data.byteOffset, mosaic.data.byteLength);
-  const encoder = sharp(bytes, { raw: { width: mosaic.width, height: mosaic.height, channels: 1, premultiplied: false } }).toColourspace('grey16');
+  // A Uint16Array is read as 16-bit samples (a Buffer would be 8-bit).
+  const encoder = sharp(mosaic.data, { raw: { width: mosaic.width, height: mosaic.height, channels: 1 } }).toColourspace('grey16');
   await writeFileAtomic(path, await (path.toLowerCase().endsWith('.png') ? encoder.png() : encoder.tiff()).toBuffer());
 }
 
