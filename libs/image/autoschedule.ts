@@ -13,7 +13,7 @@ import { cacheRoot, compilerVersion, hashValue } from '../../compiler/src/driver
 import { median, timeEach } from './bench.ts';
 import { compileKernels, librarySources } from './host.ts';
 import { type Image, makeImage } from './image.ts';
-import { exportName, HAND_TUNINGS, type Schedule, type Tuning, type Variant } from './variants.ts';
+import { exportName, HAND_TUNINGS, lanesIn512Bits, type Schedule, type Tuning, type Variant } from './variants.ts';
 
 /** The variant without its schedule: what the search picks a schedule for. */
 export type Unscheduled = Omit<Variant, 'schedule' | 'tuning' | 'device'>;
@@ -54,6 +54,8 @@ interface StoredChoice {
   bestHand: { schedule: Schedule; medianMs: number } | undefined;
   searched: number;
   seconds: number;
+  /** Why the search ended: the budget spent, no faster neighbour, or the candidates given. */
+  stopped: string;
 }
 
 export const DEFAULT_BUDGET_SECONDS = 40;
@@ -106,7 +108,7 @@ export function neighbours(t: Tuning): Tuning[] {
 
 /** A short description of a tuning for the user. */
 export function describeTuning(t: Tuning, base: Unscheduled): string {
-  const lanes = t.vectorBits === 0 ? 'scalar' : `${(t.vectorBits / 32) * (base.pipeline === 'gauss5' && base.type === 'u8' ? 2 : 1)} lanes`;
+  const lanes = t.vectorBits === 0 ? 'scalar' : `${(lanesIn512Bits(base) * t.vectorBits) / 512} lanes`;
   const where = t.at === 'root' ? 'stages for the whole image first' : t.at === 'tile' ? 'stages per tile' : 'stages slid row by row';
   const tiles = t.at === 'row' ? `strips of ${t.tileHeight} rows` : `tile ${t.tileWidth}×${t.tileHeight}`;
   return `${tiles}, ${lanes}, ${where}`;
@@ -162,13 +164,13 @@ export async function autoSchedule(base: Unscheduled, width: number, height: num
   const stored = options.retune ? undefined : await readChoice(file);
   if (stored) {
     const variant: Variant = stored.tuning ? { ...base, schedule: stored.schedule, tuning: stored.tuning } : { ...base, schedule: stored.schedule };
-    return { variant, reused: true, summary: `auto: ${describeChoice(stored, base)} (reused the choice cached for ${classText}: ${stored.searched} schedules searched in ${stored.seconds.toFixed(0)} s; --retune searches again)` };
+    return { variant, reused: true, summary: `auto: ${describeChoice(stored, base)} (reused the choice cached for ${classText}: fastest of ${stored.searched} schedules timed in ${stored.seconds.toFixed(0)} s; --retune searches again)` };
   }
   const choice = await search(base, cls, options);
   await writeChoice(file, choice);
   const variant: Variant = choice.tuning ? { ...base, schedule: choice.schedule, tuning: choice.tuning } : { ...base, schedule: choice.schedule };
   const versus = choice.bestHand ? `; ${(choice.bestHand.medianMs / choice.medianMs).toFixed(2)}× the best hand schedule ${choice.bestHand.schedule}` : '';
-  return { variant, reused: false, summary: `auto: ${describeChoice(choice, base)} (searched ${choice.searched} schedules in ${choice.seconds.toFixed(0)} s${versus}; cached for ${classText})` };
+  return { variant, reused: false, summary: `auto: ${describeChoice(choice, base)} (fastest of ${choice.searched} schedules timed in ${choice.seconds.toFixed(0)} s, search ended by ${choice.stopped}${versus}; cached for ${classText})` };
 }
 
 function describeChoice(choice: StoredChoice, base: Unscheduled): string {
@@ -183,12 +185,21 @@ async function search(base: Unscheduled, cls: SizeClass, options: AutoOptions): 
   const runs = options.runs ?? DEFAULT_RUNS;
   const input = syntheticImage(base, cls);
   const times = new Map<string, { tuning: Tuning; ms: number }>();
-  const timeBatch = async (batch: readonly Tuning[]) => {
+  // A batch that fails to compile (a vector width the backend cannot take) ends a round of the local search as tried and slowest; the start batch must compile.
+  const timeBatch = async (batch: readonly Tuning[], mayFail = false) => {
     const fresh = batch.filter((t, i) => !times.has(tuningKey(t)) && batch.findIndex((u) => tuningKey(u) === tuningKey(t)) === i);
     if (fresh.length === 0) return;
     options.onProgress?.(`auto: compiling ${fresh.length} schedule(s)`);
     const variants = fresh.map((t) => variantFor(base, t));
-    const kernels = await compileKernels(variants);
+    let kernels;
+    try {
+      kernels = await compileKernels(variants);
+    } catch (e) {
+      if (!mayFail) throw e;
+      for (const t of fresh) times.set(tuningKey(t), { tuning: t, ms: Infinity });
+      options.onProgress?.(`auto: ${fresh.length} schedule(s) failed to compile: ${(e as Error).message.split('\n')[0]}`);
+      return;
+    }
     for (const [i, t] of fresh.entries()) {
       const kernel = kernels.kernel(variants[i]!);
       const output = kernel.run(input);
@@ -197,6 +208,7 @@ async function search(base: Unscheduled, cls: SizeClass, options: AutoOptions): 
       options.onProgress?.(`auto: ${exportName(variants[i]!)} ${ms.toFixed(2)} ms`);
     }
   };
+  let stopped = 'the candidates given';
   if (options.candidates) {
     if (options.candidates.length === 0) throw new Error('the schedule search needs at least one candidate');
     await timeBatch(options.candidates);
@@ -204,19 +216,24 @@ async function search(base: Unscheduled, cls: SizeClass, options: AutoOptions): 
     await timeBatch(handStart());
     // Local search: the untried neighbours of the best so far, one batch per round.
     for (;;) {
-      if (performance.now() - start >= budgetMs) break;
+      if (performance.now() - start >= budgetMs) {
+        stopped = `the budget of ${budgetMs / 1000} s spent`;
+        break;
+      }
       const best = bestOf(times);
       const next = neighbours(best.tuning).filter((t) => !times.has(tuningKey(t)));
-      if (next.length === 0) break;
-      await timeBatch(next);
-      if (bestOf(times) === best) break;
+      await timeBatch(next, true);
+      if (bestOf(times) === best) {
+        stopped = 'no neighbour faster';
+        break;
+      }
     }
   }
   const best = bestOf(times);
   const hands = [...times.values()].filter((c) => handScheduleOf(c.tuning)).sort((a, b) => a.ms - b.ms);
   const bestHand = hands[0] && { schedule: handScheduleOf(hands[0].tuning)!, medianMs: hands[0].ms };
   const variant = variantFor(base, best.tuning);
-  return { schedule: variant.schedule, tuning: variant.tuning, medianMs: best.ms, bestHand, searched: times.size, seconds: (performance.now() - start) / 1000 };
+  return { schedule: variant.schedule, tuning: variant.tuning, medianMs: best.ms, bestHand, searched: times.size, seconds: (performance.now() - start) / 1000, stopped };
 }
 
 function bestOf(times: Map<string, { tuning: Tuning; ms: number }>): { tuning: Tuning; ms: number } {

@@ -72,6 +72,11 @@ function tuningImpala(t: Tuning, lanes512: number): string {
   return `${TUNING_AT_IMPALA[t.at]}(tiled(${t.tileWidth}, ${t.tileHeight}, par(0), ${inner}))`;
 }
 
+/** The lanes of a variant's compute type in 512 bits: 32 for the Gaussian on u8, which computes in 16 bits; 16 for the 32-bit rest. */
+export function lanesIn512Bits(v: Pick<Variant, 'pipeline' | 'type'>): number {
+  return v.pipeline === 'gauss5' && v.type === 'u8' ? 32 : 16;
+}
+
 /** Throws a message when a tuning is outside the space the schedules express. */
 function checkTuning(t: Tuning): void {
   const size = (n: number, what: string) => {
@@ -243,7 +248,7 @@ function entryBody(v: Variant): string[] {
   if (isUnitPipeline(v.pipeline)) return unitEntryBody(v, schedule, mode);
   if (v.pipeline === 'gauss5' && v.type === 'u8') {
     return [
-      `for c, s in channels_in_strips(${scheduleImpala(v, 32)}, h, ${v.channels}) {`,
+      `for c, s in channels_in_strips(${scheduleImpala(v, lanesIn512Bits(v))}, h, ${v.channels}) {`,
       `    gauss5_u8(inp, out, w, h, ${v.channels}, c, s, ${mode}, outside as u8)`,
       `}`,
     ];
