@@ -37,16 +37,34 @@ static void write_file(const char *path, const void *p, size_t bytes) {
 
 // ------------------------------------------------------------ Game of Life (B3/S23, torus)
 
+// One cell of B3/S23 from its neighbour count n (0..8) and its state c (0 or 1).
+static inline uint8_t rule(uint8_t n, uint8_t c) { return (uint8_t)((n == 3) | ((n == 2) & c)); }
+
+// One row of a generation from the rows above and below: the interior (x = 1 .. w - 2) a
+// branch-free loop over u8 that clang vectorises 64 cells at a time, the two edge cells (the
+// torus wraps there) apart. A function of its own so that `restrict` tells clang the rows do
+// not overlap (OpenMP's outlined loop body would have lost it, and with it the vector loop).
+static void life_row(const uint8_t *restrict up, const uint8_t *restrict mid, const uint8_t *restrict dn, uint8_t *restrict out, int w) {
+    if (w < 3) {
+        for (int x = 0; x < w; x++) {
+            int l = x == 0 ? w - 1 : x - 1, r = x == w - 1 ? 0 : x + 1;
+            out[x] = rule((uint8_t)(up[l] + up[x] + up[r] + mid[l] + mid[r] + dn[l] + dn[x] + dn[r]), mid[x]);
+        }
+        return;
+    }
+    for (int x = 1; x < w - 1; x++) {
+        uint8_t n = (uint8_t)(up[x - 1] + up[x] + up[x + 1] + mid[x - 1] + mid[x + 1] + dn[x - 1] + dn[x] + dn[x + 1]);
+        out[x] = rule(n, mid[x]);
+    }
+    out[0] = rule((uint8_t)(up[w - 1] + up[0] + up[1] + mid[w - 1] + mid[1] + dn[w - 1] + dn[0] + dn[1]), mid[0]);
+    out[w - 1] = rule((uint8_t)(up[w - 2] + up[w - 1] + up[0] + mid[w - 2] + mid[0] + dn[w - 2] + dn[w - 1] + dn[0]), mid[w - 1]);
+}
+
+// One generation as an expert writes it: rows in parallel, each row vectorised (life_row).
 static void life_step(const uint8_t *restrict a, uint8_t *restrict b, int w, int h) {
     #pragma omp parallel for schedule(static) if (w * h >= 65536)
     for (int y = 0; y < h; y++) {
-        const uint8_t *up = a + (size_t)((y + h - 1) % h) * w, *mid = a + (size_t)y * w, *dn = a + (size_t)((y + 1) % h) * w;
-        uint8_t *out = b + (size_t)y * w;
-        for (int x = 0; x < w; x++) {
-            int l = x == 0 ? w - 1 : x - 1, r = x == w - 1 ? 0 : x + 1;
-            int n = up[l] + up[x] + up[r] + mid[l] + mid[r] + dn[l] + dn[x] + dn[r];
-            out[x] = (uint8_t)(n == 3 || (n == 2 && mid[x]));
-        }
+        life_row(a + (size_t)((y + h - 1) % h) * w, a + (size_t)y * w, a + (size_t)((y + 1) % h) * w, b + (size_t)y * w, w);
     }
 }
 
