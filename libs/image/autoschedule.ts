@@ -10,7 +10,7 @@ import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { cacheRoot, compilerVersion, hashValue } from '../../compiler/src/driver/cache.ts';
-import { median, timeEach } from './bench.ts';
+import { median } from './bench.ts';
 import { compileKernels, librarySources } from './host.ts';
 import { type Image, makeImage } from './image.ts';
 import { exportName, HAND_TUNINGS, lanesIn512Bits, type Schedule, type Tuning, type Variant } from './variants.ts';
@@ -200,10 +200,23 @@ async function search(base: Unscheduled, cls: SizeClass, options: AutoOptions): 
       options.onProgress?.(`auto: ${fresh.length} schedule(s) failed to compile: ${(e as Error).message.split('\n')[0]}`);
       return;
     }
-    for (const [i, t] of fresh.entries()) {
-      const kernel = kernels.kernel(variants[i]!);
+    // After a warm-up run each, the candidates of a batch take turns, one run each per
+    // round, so that a burst of load from other processes slows all of them rather than one.
+    const runners = variants.map((v) => {
+      const kernel = kernels.kernel(v);
       const output = kernel.run(input);
-      const ms = median(await timeEach(runs, () => kernel.run(input, { output })));
+      return () => kernel.run(input, { output });
+    });
+    const samples = runners.map(() => [] as number[]);
+    for (let r = 0; r < runs; r++) {
+      for (const [i, run] of runners.entries()) {
+        const t0 = performance.now();
+        run();
+        samples[i]!.push(performance.now() - t0);
+      }
+    }
+    for (const [i, t] of fresh.entries()) {
+      const ms = median(samples[i]!);
       times.set(tuningKey(t), { tuning: t, ms });
       options.onProgress?.(`auto: ${exportName(variants[i]!)} ${ms.toFixed(2)} ms`);
     }
