@@ -10,7 +10,7 @@
 // runs the same comparison on one mosaic.
 //
 //   npx tsx bench/image/camera.ts [--size 2048] [--runs 5] [--image photo.jpg]... [--schedule opt,slide] [--halide app,adams2019,li2018,mullapudi2016]
-import { statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -42,7 +42,7 @@ export function prepareHalideCamera(onStep?: (step: string) => void): Promise<st
     const header = statSync(path.join(HALIDE_INCLUDE, 'Halide.h'));
     const sources = ['driver_common.h', 'halide_apps.cpp', 'halide_camera.cpp'].map((f) => path.join(here, f));
     const dir = await cacheDir('image/halide-camera', sources, `${header.size}/${header.mtimeMs}`);
-    onStep?.('building halide_camera (a minute, cached afterwards)');
+    if (!existsSync(path.join(dir, 'halide_camera'))) onStep?.('building halide_camera (a minute, cached afterwards)');
     return gxx(dir, 'halide_camera', ['-O3', '-std=c++17', `-I${here}`, `-I${HALIDE_INCLUDE}`, path.join(here, 'halide_camera.cpp'), '-lHalide14', '-lpthread', '-ldl']);
   })();
   tool.catch(() => (tool = undefined));
