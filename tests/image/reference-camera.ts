@@ -102,22 +102,20 @@ export function referenceCamera(raw: Mosaic, p: CameraParams, mode: Boundary, ou
     return absd(b_b(x, y), b_b(x + 1, y - 1)) < absd(b_b(x + 1, y), b_b(x, y - 1)) ? bp : bn;
   };
   // Demosaiced colour c at pixel (x, y): GRBG sites of cell (x / 2, y / 2).
-  const demosaiced = (x: number, y: number, c: number) => {
-    const [X, Y, s] = [Math.floor(x / 2), Math.floor(y / 2), mod2(x) + 2 * mod2(y)];
-    const rgb = [
-      [r_gr, g_gr, b_gr],
-      [r_r, g_r, b_r],
-      [r_b, g_b, b_b],
-      [r_gb, g_gb, b_gb],
-    ][s]!;
-    return rgb[c]!(X, Y);
-  };
+  const sites = [
+    [r_gr, g_gr, b_gr],
+    [r_r, g_r, b_r],
+    [r_b, g_b, b_b],
+    [r_gb, g_gb, b_gb],
+  ];
+  const demosaiced = (x: number, y: number, c: number) => sites[mod2(x) + 2 * mod2(y)]![c]!(Math.floor(x / 2), Math.floor(y / 2));
   const m = referenceCameraMatrix(p.colorTemp);
   const lut = referenceCameraCurve(p);
+  const [red, green, blue] = [0, 1, 2].map((c) => new Plane(-1, -1, w + 2, h + 2, (x, y) => demosaiced(x, y, c)).get);
   const curved = [0, 1, 2].map(
     (c) =>
       new Plane(-1, -1, w + 2, h + 2, (x, y) => {
-        const [ir, ig, ib] = [demosaiced(x, y, 0), demosaiced(x, y, 1), demosaiced(x, y, 2)];
+        const [ir, ig, ib] = [red!(x, y), green!(x, y), blue!(x, y)];
         const v = Math.floor((m[4 * c + 3]! + m[4 * c]! * ir + m[4 * c + 1]! * ig + m[4 * c + 2]! * ib) / 256);
         return lut[Math.min(Math.max(v, 0), p.whiteLevel)]!;
       }).get,
