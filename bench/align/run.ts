@@ -19,7 +19,6 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { encodeRecord, readSequences } from '../../libs/anyseq/fasta.ts';
 import type { Settings } from '../../libs/anyseq/format.ts';
 import { compileAligner } from '../../libs/anyseq/host.ts';
@@ -27,26 +26,25 @@ import type { Schedule } from '../../libs/anyseq/kernels.ts';
 import { bundledMatrix, DNA_ALPHABET, simpleScores, simpleSubstitution } from '../../libs/anyseq/scoring.ts';
 import { median } from '../../libs/image/bench.ts';
 import { installMissing } from '../shared/native.ts';
+import { benchArgs, benchFail, runBench } from '../shared/cli.ts';
 import { type Driver, PACKAGES, REFERENCE_TITLES, type ReferenceResult, runAlignReference } from './references.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..', '..');
 const data = (f: string) => path.join(root, 'datasets', 'sequences', f);
 
-const { values: cli } = parseArgs({
-  options: {
-    runs: { type: 'string', default: '3' },
-    quick: { type: 'boolean', default: false },
-    threads: { type: 'string', default: String(os.availableParallelism()) },
-    rows: { type: 'string', default: 'score,traceback,proteins' },
-    targets: { type: 'string' },
-    json: { type: 'string', default: path.join(root, 'out', 'bench', 'align.json') },
-  },
+const cli = benchArgs(import.meta.url, {
+  runs: { type: 'string', default: '3' },
+  quick: { type: 'boolean', default: false },
+  threads: { type: 'string', default: String(os.availableParallelism()) },
+  rows: { type: 'string', default: 'score,traceback,proteins' },
+  targets: { type: 'string' },
+  json: { type: 'string', default: path.join(root, 'out', 'bench', 'align.json') },
 });
 const runs = Number(cli.runs);
 const threads = Number(cli.threads);
-if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs must be a positive integer, not '${cli.runs}'`);
-if (!Number.isInteger(threads) || threads < 1) throw new Error(`--threads must be a positive integer, not '${cli.threads}'`);
+if (!Number.isInteger(runs) || runs < 1) benchFail(import.meta.url, `--runs must be a positive integer, not '${cli.runs}'`);
+if (!Number.isInteger(threads) || threads < 1) benchFail(import.meta.url, `--threads must be a positive integer, not '${cli.threads}'`);
 const rowsWanted = new Set(cli.rows!.split(','));
 
 const log = (line: string) => console.error(`bench/align: ${line}`);
@@ -314,4 +312,4 @@ function printTable(rows: Row[]): void {
   for (const r of rows) for (const s of r.skipped) console.log(`skipped in '${r.c.label}': ${s}`);
 }
 
-process.exitCode = await main();
+await runBench(import.meta.url, main);

@@ -13,24 +13,22 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, 
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { median } from '../../libs/image/bench.ts';
+import { benchArgs, benchFail } from '../shared/cli.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..', '..');
 /** The issue's goal for a cold compile of one kernel, in ms. */
 const GOAL_MS = 2000;
 
-const { values: cli } = parseArgs({
-  options: {
-    runs: { type: 'string', default: '3' },
-    kernel: { type: 'string', multiple: true, default: ['gauss5:opt', 'harris:opt', 'box3:opt'] },
-    json: { type: 'string', default: path.join(root, 'out', 'bench', 'compile.json') },
-    baseline: { type: 'string' },
-  },
+const cli = benchArgs(import.meta.url, {
+  runs: { type: 'string', default: '3' },
+  kernel: { type: 'string', multiple: true, default: ['gauss5:opt', 'harris:opt', 'box3:opt'] },
+  json: { type: 'string', default: path.join(root, 'out', 'bench', 'compile.json') },
+  baseline: { type: 'string' },
 });
 const runs = Number(cli.runs);
-if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs must be a positive integer, not '${cli.runs}'`);
+if (!Number.isInteger(runs) || runs < 1) benchFail(import.meta.url, `--runs must be a positive integer, not '${cli.runs}'`);
 
 interface ColdRun {
   /** ms from the process start until the compiler and the library were loaded. */

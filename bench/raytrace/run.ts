@@ -20,7 +20,6 @@ import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { median, timeEach } from '../../libs/image/bench.ts';
 import { buildBvh, type Bvh, checkBvh, DEFAULT_SAH, sahCost } from '../../libs/raytrace/bvh.ts';
 import { sceneCamera, sceneName } from '../../libs/raytrace/camera.ts';
@@ -42,6 +41,7 @@ import {
   judgeAgainstEmbree,
   EMBREE_PACKAGES,
 } from './references.ts';
+import { benchArgs, benchFail, runBench } from '../shared/cli.ts';
 import { installMissing } from '../shared/native.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -52,23 +52,21 @@ const DEFAULT_SCENES = ['sponza_crytek', 'conference', 'sibenik'];
 const ALL_VARIANTS = ['single', 'packet8', 'packet16', 'hybrid8', 'hybrid16'] as const;
 type VariantName = (typeof ALL_VARIANTS)[number];
 
-const { values: cli } = parseArgs({
-  options: {
-    scene: { type: 'string', multiple: true, default: [] },
-    width: { type: 'string', default: '640' },
-    height: { type: 'string', default: '480' },
-    runs: { type: 'string', default: '5' },
-    builds: { type: 'string', default: '3' },
-    threads: { type: 'string', default: String(os.availableParallelism()) },
-    variants: { type: 'string', default: ALL_VARIANTS.join(',') },
-    json: { type: 'string', default: path.join(root, 'out', 'bench', 'raytrace.json') },
-    'builders-only': { type: 'boolean', default: false },
-  },
+const cli = benchArgs(import.meta.url, {
+  scene: { type: 'string', multiple: true, default: [] },
+  width: { type: 'string', default: '640' },
+  height: { type: 'string', default: '480' },
+  runs: { type: 'string', default: '5' },
+  builds: { type: 'string', default: '3' },
+  threads: { type: 'string', default: String(os.availableParallelism()) },
+  variants: { type: 'string', default: ALL_VARIANTS.join(',') },
+  json: { type: 'string', default: path.join(root, 'out', 'bench', 'raytrace.json') },
+  'builders-only': { type: 'boolean', default: false },
 });
 
 function positive(name: string, value: string): number {
   const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new Error(`--${name} must be a positive integer, not '${value}'`);
+  if (!Number.isInteger(n) || n < 1) benchFail(import.meta.url, `--${name} must be a positive integer, not '${value}'`);
   return n;
 }
 
@@ -79,7 +77,7 @@ const builds = positive('builds', cli.builds!);
 const threads = positive('threads', cli.threads!);
 const buildersOnly = cli['builders-only']!;
 const variants = cli.variants!.split(',').map((v) => {
-  if (!(ALL_VARIANTS as readonly string[]).includes(v)) throw new Error(`--variants: '${v}' is not one of ${ALL_VARIANTS.join(', ')}`);
+  if (!(ALL_VARIANTS as readonly string[]).includes(v)) benchFail(import.meta.url, `--variants: '${v}' is not one of ${ALL_VARIANTS.join(', ')}`);
   return v as VariantName;
 });
 
@@ -337,4 +335,4 @@ function printBuildTable(rows: BuildRow[]): void {
   );
 }
 
-process.exitCode = await main();
+await runBench(import.meta.url, main);

@@ -25,7 +25,8 @@ export function headerComment(file: string): string {
   return lines.join('\n');
 }
 
-function fail(scriptUrl: string, message: string): never {
+/** Reports a bad command line or input as one line naming the script, and exits with 1. */
+export function benchFail(scriptUrl: string, message: string): never {
   process.stderr.write(`${scriptName(scriptUrl)}: ${message}\n`);
   process.exit(1);
 }
@@ -39,7 +40,7 @@ export function benchArgs<const O extends Options>(scriptUrl: string, options: O
   try {
     values = parseArgs({ options: { ...options, help: { type: 'boolean', short: 'h' } } }).values as Values<O> & { help?: boolean };
   } catch (e) {
-    fail(scriptUrl, `${(e as Error).message} (see --help)`);
+    benchFail(scriptUrl, `${(e as Error).message} (see --help)`);
   }
   if (values.help) {
     process.stdout.write(`${headerComment(fileURLToPath(scriptUrl))}\n`);
@@ -54,6 +55,6 @@ export async function runBench(scriptUrl: string, main: () => Promise<number>): 
     process.exitCode = await main();
   } catch (e) {
     if (process.env.ANYDSL_DEBUG) throw e;
-    fail(scriptUrl, (e as Error).message);
+    benchFail(scriptUrl, (e as Error).message);
   }
 }
