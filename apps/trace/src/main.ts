@@ -40,6 +40,7 @@ interface Options {
   compare?: 'embree';
   threads: number;
   device?: string;
+  spatialSplits: boolean;
 }
 
 function cameraOption(value: string): Camera {
@@ -71,6 +72,7 @@ function command(): Command {
     .option('--bench <runs>', `time the tracer over N more runs (at most ${MAX_BENCH_RUNS}) and print the median Mrays/s of each workload (primary, AO, diffuse; or the --rays)`, integerFrom(1, MAX_BENCH_RUNS))
     .addOption(new Option('--compare <reference>', `trace the same rays with ${EMBREE_TITLE} (Debian's libembree-dev): hit agreement and speed ratio (medians of --bench or ${COMPARE_RUNS} runs)`).choices(['embree']))
     .option('--threads <n>', 'threads tracing (ours and the reference)', integerFrom(1, 1024), os.availableParallelism())
+    .option('--no-spatial-splits', 'build the BVH with object splits only: a faster build, a tree that traces slower where long thin triangles overlap (the default splits them, as the benchmark does)')
     .option('--device <device>', 'where the rays are traced: host (the CPU kernels), or the BVH2 while-while kernel on cuda, opencl (either with an index, opencl:1) or auto (an NVIDIA GPU, else an OpenCL GPU, else PoCL on the CPU, else the host); --bench then reports kernel and copy time apart (default: ANYDSL_DEVICE, else host)')
     .addHelpText('after', [
       '',
@@ -95,10 +97,10 @@ interface DeviceTimes {
 }
 
 /** The GPU tracer for the mesh: the BVH2 built, flattened and copied to the device once, both kernels compiled. */
-async function gpuTracer(mesh: Mesh, device: Extract<TraceDevice, { kind: 'gpu' }>, times: DeviceTimes): Promise<TraceFn> {
+async function gpuTracer(mesh: Mesh, device: Extract<TraceDevice, { kind: 'gpu' }>, times: DeviceTimes, spatialSplits: boolean): Promise<TraceFn> {
   const tracer = await during(`compiling the BVH2 while-while kernels for ${device.name}`, () => compileGpuTracer(device.device));
   const scene = await during(`building the BVH2 of ${mesh.triangleCount} triangles and copying it to the device`, async () =>
-    tracer.upload(flatten(buildBvh(mesh, { arity: 2 }), mesh)),
+    tracer.upload(flatten(buildBvh(mesh, { arity: 2, spatialSplits }), mesh)),
   );
   return async (rays, anyHit) => {
     const hits = makeHits(rays.count);
@@ -111,14 +113,14 @@ async function gpuTracer(mesh: Mesh, device: Extract<TraceDevice, { kind: 'gpu' 
 }
 
 /** Our tracer for the mesh: the tree built and flattened once, closest- and any-hit kernels compiled. */
-async function ourTracer(mesh: Mesh, arity: 2 | 4 | 8, traversal: Traversal, threads: number): Promise<TraceFn> {
+async function ourTracer(mesh: Mesh, arity: 2 | 4 | 8, traversal: Traversal, threads: number, spatialSplits: boolean): Promise<TraceFn> {
   const [closest, any] = await during(`compiling the BVH${arity} ${traversal} kernels`, () =>
     compileTracers([
       { arity, traversal, anyHit: false },
       { arity, traversal, anyHit: true },
     ]),
   );
-  const scene = await during(`building the BVH${arity} of ${mesh.triangleCount} triangles`, async () => flatten(buildBvh(mesh, { arity }), mesh));
+  const scene = await during(`building the BVH${arity} of ${mesh.triangleCount} triangles`, async () => flatten(buildBvh(mesh, { arity, spatialSplits }), mesh));
   return async (rays, anyHit) => {
     const hits = makeHits(rays.count);
     (anyHit ? any! : closest!).trace(scene, rays, hits, { threads });
@@ -209,7 +211,7 @@ export async function main(argv: string[]): Promise<number> {
     const mesh = await during(`reading ${file}`, () => loadObj(file));
     if (mesh.triangleCount === 0) throw new Error(`${file}: the scene has no triangles`);
     const deviceTimes: DeviceTimes | undefined = device.kind === 'gpu' ? { kernel: [], copy: [] } : undefined;
-    const trace = device.kind === 'gpu' ? await gpuTracer(mesh, device, deviceTimes!) : await ourTracer(mesh, arity, o.traversal, o.threads);
+    const trace = device.kind === 'gpu' ? await gpuTracer(mesh, device, deviceTimes!, o.spatialSplits) : await ourTracer(mesh, arity, o.traversal, o.threads, o.spatialSplits);
     if (o.device !== undefined || device.kind === 'gpu') console.log(`tracing on ${device.name}`);
     const kernels = device.kind === 'gpu' ? 'BVH2 while-while' : `BVH${arity} ${o.traversal}, ${o.threads} thread${o.threads > 1 ? 's' : ''}`;
     const camera = o.camera ?? sceneCamera(sceneName(file), mesh.bounds(), o.width / o.height);
