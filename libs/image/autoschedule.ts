@@ -185,7 +185,13 @@ async function search(base: Unscheduled, cls: SizeClass, options: AutoOptions): 
   const runs = options.runs ?? DEFAULT_RUNS;
   const input = syntheticImage(base, cls);
   const times = new Map<string, { tuning: Tuning; ms: number }>();
-  // A batch that fails to compile (a vector width the backend cannot take) ends a round of the local search as tried and slowest; the start batch must compile.
+  // Every compiled candidate stays loaded, so the best so far can run again beside the next batch.
+  const runners = new Map<string, { name: string; run: () => void }>();
+  const bestHandKey = () => [...times.entries()].filter(([, c]) => handScheduleOf(c.tuning)).sort((a, b) => a[1].ms - b[1].ms)[0]?.[0];
+  // Compiles the untried tunings of `batch` and times them beside the best so far and the
+  // best hand schedule, so that what is compared runs under the same load. A batch that
+  // fails to compile (a vector width the backend cannot take) counts as tried and slowest
+  // in the local search; the start batch must compile.
   const timeBatch = async (batch: readonly Tuning[], mayFail = false) => {
     const fresh = batch.filter((t, i) => !times.has(tuningKey(t)) && batch.findIndex((u) => tuningKey(u) === tuningKey(t)) === i);
     if (fresh.length === 0) return;
@@ -200,25 +206,27 @@ async function search(base: Unscheduled, cls: SizeClass, options: AutoOptions): 
       options.onProgress?.(`auto: ${fresh.length} schedule(s) failed to compile: ${(e as Error).message.split('\n')[0]}`);
       return;
     }
-    // After a warm-up run each, the candidates of a batch take turns, one run each per
-    // round, so that a burst of load from other processes slows all of them rather than one.
-    const runners = variants.map((v) => {
+    for (const [i, v] of variants.entries()) {
       const kernel = kernels.kernel(v);
-      const output = kernel.run(input);
-      return () => kernel.run(input, { output });
-    });
-    const samples = runners.map(() => [] as number[]);
+      const output = kernel.run(input); // the warm-up
+      runners.set(tuningKey(fresh[i]!), { name: exportName(v), run: () => kernel.run(input, { output }) });
+    }
+    const incumbents = times.size ? [tuningKey(bestOf(times).tuning), bestHandKey()!] : [];
+    const keys = [...new Set([...fresh.map(tuningKey), ...incumbents])];
+    const tunings = new Map([...fresh.map((t) => [tuningKey(t), t] as const), ...[...times.values()].map((c) => [tuningKey(c.tuning), c.tuning] as const)]);
+    // The candidates take turns, one run each per round, so that a burst of load from other processes slows all of them rather than one.
+    const samples = keys.map(() => [] as number[]);
     for (let r = 0; r < runs; r++) {
-      for (const [i, run] of runners.entries()) {
+      for (const [i, key] of keys.entries()) {
         const t0 = performance.now();
-        run();
+        runners.get(key)!.run();
         samples[i]!.push(performance.now() - t0);
       }
     }
-    for (const [i, t] of fresh.entries()) {
+    for (const [i, key] of keys.entries()) {
       const ms = median(samples[i]!);
-      times.set(tuningKey(t), { tuning: t, ms });
-      options.onProgress?.(`auto: ${exportName(variants[i]!)} ${ms.toFixed(2)} ms`);
+      times.set(key, { tuning: tunings.get(key)!, ms });
+      options.onProgress?.(`auto: ${runners.get(key)!.name} ${ms.toFixed(2)} ms`);
     }
   };
   let stopped = 'the candidates given';
@@ -233,18 +241,18 @@ async function search(base: Unscheduled, cls: SizeClass, options: AutoOptions): 
         stopped = `the budget of ${budgetMs / 1000} s spent`;
         break;
       }
-      const best = bestOf(times);
-      const next = neighbours(best.tuning).filter((t) => !times.has(tuningKey(t)));
+      const best = tuningKey(bestOf(times).tuning);
+      const next = neighbours(bestOf(times).tuning).filter((t) => !times.has(tuningKey(t)));
       await timeBatch(next, true);
-      if (bestOf(times) === best) {
+      if (tuningKey(bestOf(times).tuning) === best) {
         stopped = 'no neighbour faster';
         break;
       }
     }
   }
   const best = bestOf(times);
-  const hands = [...times.values()].filter((c) => handScheduleOf(c.tuning)).sort((a, b) => a.ms - b.ms);
-  const bestHand = hands[0] && { schedule: handScheduleOf(hands[0].tuning)!, medianMs: hands[0].ms };
+  const hand = times.get(bestHandKey() ?? '');
+  const bestHand = hand && { schedule: handScheduleOf(hand.tuning)!, medianMs: hand.ms };
   const variant = variantFor(base, best.tuning);
   return { schedule: variant.schedule, tuning: variant.tuning, medianMs: best.ms, bestHand, searched: times.size, seconds: (performance.now() - start) / 1000, stopped };
 }
