@@ -262,4 +262,4 @@ function bestOf(times: Map<string, { tuning: Tuning; ms: number }>): { tuning: T
 }
 
 /** What `--schedule auto` does, for the apps' help. */
-export const AUTO_DESCRIPTION = `searches tile sizes, vector width and where stages are computed (as in vec, opt, slide) for the image's size class on this machine, from the hand schedules vec, opt and slide, then around the best (a budget of ${DEFAULT_BUDGET_SECONDS} s of compiling and timing), and caches the choice with the compiled kernels; --retune searches again`;
+export const AUTO_DESCRIPTION = `searches tile sizes, vector width and where stages are computed for the image's size class on this machine: the hand schedules vec, opt and slide, then around the best while a budget of ${DEFAULT_BUDGET_SECONDS} s of compiling and timing lasts; the choice is cached with the compiled kernels (--retune searches again)`;
