@@ -60,6 +60,8 @@ interface StoredChoice {
 
 export const DEFAULT_BUDGET_SECONDS = 40;
 const DEFAULT_RUNS = 5;
+/** The gain over the best so far that moves the local search on. */
+const MIN_GAIN = 0.02;
 const MIN_TILE = 8;
 const MAX_TILE = 2048;
 
@@ -244,8 +246,9 @@ async function search(base: Unscheduled, cls: SizeClass, options: AutoOptions): 
       const best = tuningKey(bestOf(times).tuning);
       const next = neighbours(bestOf(times).tuning).filter((t) => !times.has(tuningKey(t)));
       await timeBatch(next, true);
-      if (tuningKey(bestOf(times).tuning) === best) {
-        stopped = 'no neighbour faster';
+      // A step within the noise of timing on a shared machine is no reason to go on.
+      if (bestOf(times).ms > times.get(best)!.ms * (1 - MIN_GAIN)) {
+        stopped = `no neighbour faster by ${MIN_GAIN * 100}%`;
         break;
       }
     }
