@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { compile, type NativeFunction, type SourceFile } from '@anydsl/compiler';
 import { deviceRuntime, pickGpuDevice } from '../image/device.ts';
-import { type AlignParams, checkCodes, checkParams, gapExtend, gapOpen, LIMIT_32, librarySources, type PassResult, scoreBound } from './host.ts';
+import { type AlignParams, check32Range, checkCodes, checkParams, gapExtend, gapOpen, librarySources, type PassResult } from './host.ts';
 import type { GapKind, SubstKind } from './kernels.ts';
 import type { Mode } from './scoring.ts';
 
@@ -77,9 +77,7 @@ function makeGpuAligner(k: GpuKernel, fn: NativeFunction, libraryPath: string): 
       checkParams(options, params);
       checkCodes(q, params.sub, 'the query');
       checkCodes(t, params.sub, 'the target');
-      if (scoreBound(q.length, t.length, params) > LIMIT_32) {
-        throw new Error(`scores of a ${q.length} × ${t.length} alignment with these penalties could exceed the 32-bit kernels' range (|score| < 2^29)`);
-      }
+      check32Range(q.length, t.length, params);
       fn(q, q.length, t, t.length, params.sub.scores, params.sub.size, gapOpen(params.gaps), gapExtend(params.gaps), out);
       return { score: out[0]!, endQ: out[1]!, endT: out[2]!, width: 32 };
     },

@@ -87,6 +87,13 @@ export function scoreBound(nq: number, nt: number, params: AlignParams): number 
   return (nq + nt + 1) * Math.max(maxAbsScore(params.sub), gapOpen(params.gaps), 1);
 }
 
+/** Refuses a pair whose scores could leave the 32-bit kernels' range (every kernel's last resort). */
+export function check32Range(nq: number, nt: number, params: AlignParams): void {
+  if (scoreBound(nq, nt, params) > LIMIT_32) {
+    throw new Error(`scores of a ${nq} × ${nt} alignment with these penalties could exceed the 32-bit kernels' range (|score| < 2^29)`);
+  }
+}
+
 /** Runs one pass kernel: buffers sized for the problem (reused across calls when large enough). */
 export class PassRunner {
   private rowH16 = new Int16Array(0);
@@ -114,9 +121,7 @@ export class PassRunner {
   run(q: Uint8Array, t: Uint8Array, params: AlignParams, inGap = false, rows?: { h: Int32Array; e: Int32Array }): PassResult {
     const nq = q.length;
     const nt = t.length;
-    if (scoreBound(nq, nt, params) > LIMIT_32) {
-      throw new Error(`scores of a ${nq} × ${nt} alignment with these penalties could exceed the 32-bit kernels' range (|score| < 2^29)`);
-    }
+    check32Range(nq, nt, params);
     const r16 = this.fn16 ? range16(params) : undefined;
     if (r16 && (!this.costedBorders || scoreBound(0, Math.max(nq, nt), params) < r16.hi)) {
       // The borders fit 16 bits (no cell there is checked); the cells are checked by the kernel.
@@ -320,11 +325,7 @@ function scoreManyDatabase(
 /** Pairs per call of an inter-sequence kernel; pairs of similar lengths share a group of lanes. */
 function scoreManyInter(pairs: readonly (readonly [Uint8Array, Uint8Array])[], params: AlignParams, fn16: NativeFunction | undefined, fn32: NativeFunction): PassResult[] {
   const results: PassResult[] = new Array(pairs.length);
-  for (const [q, t] of pairs) {
-    if (scoreBound(q.length, t.length, params) > LIMIT_32) {
-      throw new Error(`scores of a ${q.length} × ${t.length} alignment with these penalties could exceed the 32-bit kernels' range (|score| < 2^29)`);
-    }
-  }
+  for (const [q, t] of pairs) check32Range(q.length, t.length, params);
   // Longest first, so the lanes of a group have similar lengths.
   const order = pairs.map((_, k) => k).sort((a, b) => pairs[b]![0].length + pairs[b]![1].length - (pairs[a]![0].length + pairs[a]![1].length));
   const run = (fn: NativeFunction, idx: number[], lo: number, hi: number): Int32Array => {
