@@ -25,7 +25,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type CompiledLibrary, CompileFailure, compile, type NativeFunction } from '@anydsl/compiler';
 import { xorshift32 } from '../../libs/shared/random.ts';
-import { benchArgs } from '../shared/cli.ts';
+import { benchArgs, benchFail } from '../shared/cli.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..', '..');
@@ -35,10 +35,7 @@ const cli = benchArgs(import.meta.url, {
   json: { type: 'string', default: path.join(root, 'out', 'bench', 'vectorize.json') },
 });
 const runs = Number(cli.runs);
-if (!Number.isInteger(runs) || runs < 1) {
-  console.error(`bench:vectorize: --runs must be a positive integer, not '${cli.runs}'`);
-  process.exit(1);
-}
+if (!Number.isInteger(runs) || runs < 1) benchFail(import.meta.url, `--runs must be a positive integer, not '${cli.runs}'`);
 
 // ------------------------------------------------------------ schedules
 
