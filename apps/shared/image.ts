@@ -17,7 +17,7 @@ import {
   supportedBy,
 } from '../../bench/image/references.ts';
 import { median, timeRuns, type Timing } from '../../libs/image/bench.ts';
-import { pickGpuDevice } from '../../libs/image/device.ts';
+import { pickGpuDevice } from '../../libs/shared/device.ts';
 import { AUTO_DESCRIPTION, autoSchedule } from '../../libs/image/autoschedule.ts';
 import type { Kernel } from '../../libs/image/host.ts';
 import type { Image } from '../../libs/image/image.ts';

@@ -23,7 +23,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { median } from '../../libs/image/bench.ts';
-import { pickGpuDevice } from '../../libs/image/device.ts';
+import { pickGpuDevice } from '../../libs/shared/device.ts';
 import { compileKernels, type KernelSet } from '../../libs/image/host.ts';
 import { type Image, makeImage } from '../../libs/image/image.ts';
 import type { Variant } from '../../libs/image/variants.ts';

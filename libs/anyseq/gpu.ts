@@ -1,12 +1,12 @@
 // The TypeScript side of the GPU schedule (gpu.impala): the entry of each GPU kernel (a
 // score pass in one mode, gap model and substitution scheme, for one CUDA or OpenCL
 // device), compiled with the library through `compile()` (kernels extracted to NVVM or
-// OpenCL C, artifact cache), and the device choice and timings of the image library's
-// runtime (libs/image/device.ts).
+// OpenCL C, artifact cache), and the device choice and timings of the runtime
+// (libs/shared/device.ts).
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { compile, type NativeFunction, type SourceFile } from '@anydsl/compiler';
-import { deviceRuntime, pickGpuDevice } from '../image/device.ts';
+import { deviceRuntime, pickDeviceOrHost } from '../shared/device.ts';
 import { type AlignParams, check32Range, checkCodes, checkParams, gapExtend, gapOpen, librarySources, type PassResult } from './host.ts';
 import type { GapKind, SubstKind } from './kernels.ts';
 import type { Mode } from './scoring.ts';
@@ -114,11 +114,6 @@ export async function compileGpuAligners(kernels: readonly GpuKernel[], tiles: G
  */
 export async function pickAlignDevice(request?: string): Promise<number> {
   const asked = request ?? (process.env.ANYDSL_DEVICE || 'host');
-  if (asked === 'host') return 0;
-  try {
-    return (await pickGpuDevice(asked)).device;
-  } catch (e) {
-    if (asked === 'auto') return 0;
-    throw new Error((e as Error).message.replace(/^the gpu schedule/, 'alignment on the GPU'));
-  }
+  const choice = await pickDeviceOrHost(asked, `alignment on the GPU cannot run: device request "${asked}"`);
+  return choice.kind === 'gpu' ? choice.device : 0;
 }

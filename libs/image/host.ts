@@ -4,7 +4,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { type CompiledLibrary, compile, type SourceFile } from '@anydsl/compiler';
-import { deviceRuntime } from './device.ts';
+import { deviceRuntime } from '../shared/device.ts';
 import { type Image, type Pixels, makeImage } from './image.ts';
 import { checkVariant, entryFunction, exportName, gpuDevice, isFloatPipeline, isGpuVariant, type Variant } from './variants.ts';
 

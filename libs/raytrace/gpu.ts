@@ -1,13 +1,12 @@
-// The TypeScript side of the GPU traversal (gpu.impala): the choice of device (the image
-// library's, libs/image/device.ts: `auto` prefers an NVIDIA GPU through CUDA, then an
-// OpenCL GPU, then PoCL's CPU device), the entry module of a device's two kernels (closest
-// and any hit; the platform picks the accelerator, so NVVM/PTX for CUDA, OpenCL C for
-// OpenCL), compiled with the library through the artifact cache, and scenes copied to the
-// device once and traced there. Only BVH2 scenes: the while-while loop is binary.
+// The TypeScript side of the GPU traversal (gpu.impala): the entry module of a device's
+// two kernels (closest and any hit; the platform picks the accelerator, so NVVM/PTX for
+// CUDA, OpenCL C for OpenCL), compiled with the library through the artifact cache, and
+// scenes copied to the device once and traced there. Only BVH2 scenes: the while-while
+// loop is binary. The device is chosen by libs/shared/device.ts (pickDeviceOrHost).
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { type CompiledLibrary, compile, type SourceFile } from '@anydsl/compiler';
-import { deviceRuntime, pickGpuDevice } from '../image/device.ts';
+import { deviceRuntime } from '../shared/device.ts';
 import { librarySources } from './host.ts';
 import type { FlatScene } from './layout.ts';
 import { RAY_FLOATS, type Hits, type Rays } from './rays.ts';
@@ -45,29 +44,6 @@ export function gpuEntryModule(device: number): SourceFile {
     `n: i32, rays: &[f32], prim: &mut [i32], t: &mut [f32], u: &mut [f32], v: &mut [f32]) -> () {\n` +
     `    trace_gpu(${acc}, ${device}, make_bvh2(nodes, children, tris, ids, root), ${anyHit}, n, rays, prim, t, u, v)\n}\n`;
   return { path: 'raytrace_gpu_entry.impala', text: `${entry(false)}\n${entry(true)}` };
-}
-
-/** Where `trace --device` runs: the while-while kernel on a GPU device, or the CPU kernels of host.ts. */
-export type TraceDevice = { kind: 'gpu'; device: number; name: string } | { kind: 'host'; name: string };
-
-/** The requests `pickTraceDevice` takes (the accelerators optionally with an index, `opencl:1`). */
-export const DEVICE_REQUESTS = ['auto', 'cuda', 'opencl', 'host'] as const;
-
-/**
- * The device for `request`: `host`, or the runtime's choice for `auto`, `cuda`, `opencl`
- * (`cuda:1`, …). `auto` without any CUDA or OpenCL device is the host, saying why; a named
- * platform that is not there throws the runtime's one line saying what to install.
- */
-export async function pickTraceDevice(request: string): Promise<TraceDevice> {
-  if (request === 'host') return { kind: 'host', name: 'host CPU' };
-  try {
-    return { kind: 'gpu', ...(await pickGpuDevice(request)) };
-  } catch (e) {
-    // pickGpuDevice words its errors for the image library's gpu schedule.
-    const why = (e as Error).message.replace(/^the gpu schedule (cannot run: )?/, '');
-    if (request === 'auto') return { kind: 'host', name: `host CPU (no GPU: ${why.replace(/^needs a CUDA or OpenCL device, and there is none \((.*)\)$/, '$1')})` };
-    throw new Error(`--device ${request}: ${why.replace(/^device request "[^"]*": /, '')}`);
-  }
 }
 
 /** A scene in a device's memory: copied once, traced any number of times. */

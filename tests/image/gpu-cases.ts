@@ -12,7 +12,7 @@
 // `impala --time-passes`), so twins of all 36 variants would double these files' compile
 // time, while the reference at 1023 × 769 takes about a second of CPU per variant.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { pickGpuDevice } from '../../libs/image/device.ts';
+import { pickGpuDevice } from '../../libs/shared/device.ts';
 import { compileKernels, type KernelSet } from '../../libs/image/host.ts';
 import type { Image } from '../../libs/image/image.ts';
 import { BOUNDARIES, GPU_SCHEDULES, isFloatPipeline, type Pipeline, type Variant } from '../../libs/image/variants.ts';

@@ -10,7 +10,7 @@
 // Compiling the kernels (and PoCL building each kernel on its first launch) is what this
 // file's time goes to.
 import { describe, expect, it } from 'vitest';
-import { pickGpuDevice } from '../../libs/image/device.ts';
+import { pickGpuDevice } from '../../libs/shared/device.ts';
 import { entryFunction, type Variant } from '../../libs/image/variants.ts';
 import { describeOnOpenCL, deviceMissing, everyMode } from './gpu-cases.ts';
 import { randomImage } from './support.ts';

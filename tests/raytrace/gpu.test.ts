@@ -19,19 +19,20 @@ import { main as trace } from '../../apps/trace/src/main.ts';
 import { findPtxas } from '../../compiler/src/driver/device-code.ts';
 import { compileToLLVM } from '../../compiler/src/driver/pipeline.ts';
 import { buildBvh } from '../../libs/raytrace/bvh.ts';
-import { compileGpuTracer, type GpuScene, type GpuTracer, gpuEntryModule, gpuLibrarySources, pickTraceDevice } from '../../libs/raytrace/gpu.ts';
+import { compileGpuTracer, type GpuScene, type GpuTracer, gpuEntryModule, gpuLibrarySources } from '../../libs/raytrace/gpu.ts';
 import { flatten } from '../../libs/raytrace/host.ts';
 import type { Mesh } from '../../libs/raytrace/mesh.ts';
 import { proceduralScene } from '../../libs/raytrace/procedural.ts';
 import { formatFloat32, formatRaysText, makeHits, type Rays, readHits } from '../../libs/raytrace/rays.ts';
 import { compareHits, traceBruteForce } from '../../libs/raytrace/reference.ts';
+import { pickDeviceOrHost } from '../../libs/shared/device.ts';
 import { runApp } from '../image/support.ts';
 import { gridScene, testRays, tmaxLimited } from './kernels-cases.ts';
 import { randomRays } from './rays-random.ts';
 
 /** OpenCL device 0, as ANYDSL_DEVICE=opencl picks it. */
 const OPENCL_0 = 2;
-const missing = await pickTraceDevice('opencl').then(
+const missing = await pickDeviceOrHost('opencl', '--device opencl').then(
   () => null,
   (e: Error) => e.message,
 );
@@ -158,7 +159,7 @@ describe('trace --device', () => {
 
   it('names what to install when the platform is not there, and refuses CPU-only choices on a GPU, in one line', async () => {
     const args = ['--rays', file('rays.txt'), '--hits', file('hits.txt'), file('scene.obj')];
-    const cuda = await pickTraceDevice('cuda').then(
+    const cuda = await pickDeviceOrHost('cuda', '--device cuda').then(
       () => null,
       (e: Error) => e.message,
     );

@@ -9,12 +9,13 @@ import { describeAgreement, EMBREE_MODE_TITLES, EMBREE_MODES, EMBREE_TITLE, embr
 import { median, timeEach } from '../../../libs/image/bench.ts';
 import { buildBvh } from '../../../libs/raytrace/bvh.ts';
 import { type Camera, parseCamera, sceneCamera, sceneName } from '../../../libs/raytrace/camera.ts';
-import { compileGpuTracer, pickTraceDevice, type TraceDevice } from '../../../libs/raytrace/gpu.ts';
+import { compileGpuTracer } from '../../../libs/raytrace/gpu.ts';
 import { compileTracers, flatten, TRAVERSAL_DESCRIPTIONS, type Traversal, TRAVERSALS } from '../../../libs/raytrace/host.ts';
 import type { Mesh } from '../../../libs/raytrace/mesh.ts';
 import { loadObj } from '../../../libs/raytrace/obj.ts';
 import { encodeHits, type Hits, makeHits, type Rays, readRays } from '../../../libs/raytrace/rays.ts';
 import { ANY_HIT, generateWorkloads, type TraceFn, WORKLOADS } from '../../../libs/raytrace/workloads.ts';
+import { type DeviceChoice, pickDeviceOrHost } from '../../../libs/shared/device.ts';
 import { during, integerFrom, progress, runCommand } from '../../shared/cli.ts';
 import { imageOutput, MAX_BENCH_RUNS, writeImage } from '../../shared/image.ts';
 import { render, SHADES, type Shade } from './render.ts';
@@ -97,7 +98,7 @@ interface DeviceTimes {
 }
 
 /** The GPU tracer for the mesh: the BVH2 built, flattened and copied to the device once, both kernels compiled. */
-async function gpuTracer(mesh: Mesh, device: Extract<TraceDevice, { kind: 'gpu' }>, times: DeviceTimes, spatialSplits: boolean): Promise<TraceFn> {
+async function gpuTracer(mesh: Mesh, device: Extract<DeviceChoice, { kind: 'gpu' }>, times: DeviceTimes, spatialSplits: boolean): Promise<TraceFn> {
   const tracer = await during(`compiling the BVH2 while-while kernels for ${device.name}`, () => compileGpuTracer(device.device));
   const scene = await during(`building the BVH2 of ${mesh.triangleCount} triangles and copying it to the device`, async () =>
     tracer.upload(flatten(buildBvh(mesh, { arity: 2, spatialSplits }), mesh)),
@@ -196,7 +197,8 @@ export async function main(argv: string[]): Promise<number> {
     if ((o.rays === undefined) !== (o.hits === undefined)) throw new Error(o.rays ? '--rays needs --hits FILE for the results' : '--hits needs --rays FILE to trace');
     if (o.anyHit && !o.rays) throw new Error('--any-hit applies to --rays; a render traces both kinds');
     if (!o.output && !o.rays) throw new Error('nothing to do: give -o FILE to render an image, or --rays FILE --hits FILE to trace rays');
-    const device = await pickTraceDevice(o.device ?? (process.env.ANYDSL_DEVICE || 'host'));
+    const request = o.device ?? (process.env.ANYDSL_DEVICE || 'host');
+    const device = await pickDeviceOrHost(request, `--device ${request}`);
     if (device.kind === 'gpu') {
       if (o.bvh4 || o.bvh8) throw new Error(`the GPU traces a BVH2 (while-while); drop --bvh${o.bvh4 ? 4 : 8} or use --device host`);
       if (program.getOptionValueSource('traversal') === 'cli') throw new Error('--traversal chooses among the CPU loops; the GPU runs the while-while loop (use --device host)');
