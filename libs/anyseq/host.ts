@@ -2,7 +2,9 @@
 // plus a generated entry module, through `compile()` at -O3 and its artifact cache), runs
 // score passes with the 16-bit kernel first and the 32-bit one when a score leaves the
 // 16-bit range, and builds alignments in linear space with Hirschberg's recursion on top of
-// the passes (traceback.ts).
+// the passes (traceback.ts). A score or an alignment is a sequence of kernel calls
+// (`KernelSteps`), run either on this thread or, for progress on long alignments, with the
+// long calls on a worker thread while the kernels count the cells they relax.
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { type CompiledLibrary, compile, type NativeFunction, type SourceFile } from '@anydsl/compiler';
@@ -44,6 +46,72 @@ export interface AlignParams {
   sub: Substitution;
   /** Threads of the wavefront and inter-sequence schedules (0 or absent: all cores). */
   threads?: number;
+  /** Where the kernels count the cells they relax (read it while `scoreAsync`/`alignAsync` run). */
+  progress?: AlignProgress;
+}
+
+/**
+ * How far a long alignment is: the cells relaxed so far, which the pass kernels add to
+ * `counter` as they go (one store per row of a stripe, or per diagonal of tiles), against the
+ * cells `planned`. The caller plans the work (`plannedCells` for each pair); a traceback
+ * refines its pair's share as it learns the alignment's ends, and `done` reaches `planned`
+ * when everything planned has run.
+ */
+export class AlignProgress {
+  /** Cells relaxed so far (host memory the kernels write; an i64). */
+  readonly counter = new BigInt64Array(1);
+  planned = 0;
+  get done(): number {
+    return Number(this.counter[0]);
+  }
+  add(cells: number): void {
+    this.counter[0]! += BigInt(cells);
+  }
+}
+
+/**
+ * The cells one pair costs: the score pass; with a traceback also the anchored pass that finds
+ * a local or semi-global beginning (at most the whole matrix) and Hirschberg's passes (about
+ * twice the alignment's rectangle: each level of the recursion halves the area).
+ */
+export function plannedCells(nq: number, nt: number, mode: Mode, traceback: boolean): number {
+  const area = nq * nt;
+  return traceback ? area + (mode === 'global' ? 0 : area) + 2 * area : area;
+}
+
+/** One native kernel call a computation waits for; its results land in the arrays it was given. */
+export interface KernelCall {
+  fn: NativeFunction;
+  args: unknown[];
+  /** The cells it relaxes (what decides whether it is worth a worker thread). */
+  cells: number;
+}
+
+/** A computation as the kernel calls it makes: it yields each call and reads the results when resumed. */
+export type KernelSteps<T> = Generator<KernelCall, T, void>;
+
+/** Runs every kernel call of `steps` on this thread. */
+export function runSteps<T>(steps: KernelSteps<T>): T {
+  for (let next = steps.next(); ; next = steps.next()) {
+    if (next.done) return next.value;
+    next.value.fn(...next.value.args);
+  }
+}
+
+/** Kernel calls from this many cells on run on a worker thread (shorter ones cost less than the hand-over). */
+const WORKER_CELLS = 1 << 24;
+
+/** Runs `steps` with its long kernel calls on one of koffi's worker threads, so that the event loop (a progress line) runs meanwhile. */
+export async function runStepsAsync<T>(steps: KernelSteps<T>): Promise<T> {
+  for (let next = steps.next(); ; next = steps.next()) {
+    if (next.done) return next.value;
+    const { fn, args, cells } = next.value;
+    if (cells < WORKER_CELLS) fn(...args);
+    else {
+      const call = fn as NativeFunction & { async(...argsAndCallback: unknown[]): void };
+      await new Promise<void>((resolve, reject) => call.async(...args, (err: unknown) => (err ? reject(err) : resolve())));
+    }
+  }
 }
 
 /** A score pass's result and the score width that computed it. */
@@ -56,6 +124,10 @@ export interface Aligner {
   readonly options: Required<AlignerOptions>;
   score(q: Uint8Array, t: Uint8Array, params: AlignParams): PassResult;
   align(q: Uint8Array, t: Uint8Array, params: AlignParams): AlignResult;
+  /** `score` with its long kernel calls on a worker thread: the event loop runs meanwhile (a progress line reading `params.progress`). */
+  scoreAsync(q: Uint8Array, t: Uint8Array, params: AlignParams): Promise<PassResult>;
+  /** `align` with its long kernel calls on a worker thread. */
+  alignAsync(q: Uint8Array, t: Uint8Array, params: AlignParams): Promise<AlignResult>;
   scoreMany(pairs: readonly (readonly [Uint8Array, Uint8Array])[], params: AlignParams): PassResult[];
 }
 
@@ -106,6 +178,8 @@ export class PassRunner {
   private colF32 = new Int32Array(0);
   private info = new Int32Array(0);
   private readonly out = new Int32Array(4);
+  /** The cell counter of passes whose caller watches none. */
+  private readonly unwatched = new BigInt64Array(1);
 
   constructor(
     private readonly fn16: NativeFunction | undefined,
@@ -119,19 +193,30 @@ export class PassRunner {
    * `rows`, the last row's H and E (columns 0..|t|) are copied there as numbers.
    */
   run(q: Uint8Array, t: Uint8Array, params: AlignParams, inGap = false, rows?: { h: Int32Array; e: Int32Array }): PassResult {
+    return runSteps(this.steps(q, t, params, inGap, rows));
+  }
+
+  /** `run` as its kernel calls. */
+  *steps(q: Uint8Array, t: Uint8Array, params: AlignParams, inGap = false, rows?: { h: Int32Array; e: Int32Array }): KernelSteps<PassResult> {
     const nq = q.length;
     const nt = t.length;
     check32Range(nq, nt, params);
+    const counter = params.progress?.counter ?? this.unwatched;
+    const before = counter[0]!;
     const r16 = this.fn16 ? range16(params) : undefined;
     if (r16 && (!this.costedBorders || scoreBound(0, Math.max(nq, nt), params) < r16.hi)) {
       // The borders fit 16 bits (no cell there is checked); the cells are checked by the kernel.
-      const res = this.call(16, q, t, params, inGap, r16.lo, r16.hi);
-      if (res.overflow === 0) return this.finish(res, 16, nt, rows);
+      yield this.call(16, q, t, params, inGap, r16.lo, r16.hi, counter);
+      if (this.out[3] === 0) return this.finish(16, nt, rows);
+      // Redone wider: the cells count once.
+      counter[0] = before;
     }
-    return this.finish(this.call(32, q, t, params, inGap, -LIMIT_32, LIMIT_32), 32, nt, rows);
+    yield this.call(32, q, t, params, inGap, -LIMIT_32, LIMIT_32, counter);
+    return this.finish(32, nt, rows);
   }
 
-  private finish(res: ScoreResult, width: Width, nt: number, rows?: { h: Int32Array; e: Int32Array }): PassResult {
+  /** The result the last call left in `out`. */
+  private finish(width: Width, nt: number, rows?: { h: Int32Array; e: Int32Array }): PassResult {
     if (rows) {
       const [h, e] = width === 16 ? [this.rowH16, this.rowE16] : [this.rowH32, this.rowE32];
       for (let j = 0; j <= nt; j++) {
@@ -139,10 +224,10 @@ export class PassRunner {
         rows.e[j] = e[j]!;
       }
     }
-    return { score: res.score, endQ: res.endQ, endT: res.endT, width };
+    return { score: this.out[0]!, endQ: this.out[1]!, endT: this.out[2]!, width };
   }
 
-  private call(width: Width, q: Uint8Array, t: Uint8Array, params: AlignParams, inGap: boolean, lo: number, hi: number): ScoreResult & { overflow: number } {
+  private call(width: Width, q: Uint8Array, t: Uint8Array, params: AlignParams, inGap: boolean, lo: number, hi: number, counter: BigInt64Array): KernelCall {
     const nq = q.length;
     const nt = t.length;
     if (this.info.length < 3 * (nq + 1)) this.info = new Int32Array(3 * (nq + 1));
@@ -161,8 +246,8 @@ export class PassRunner {
     }
     const fn = width === 16 ? this.fn16! : this.fn32;
     const { sub, gaps } = params;
-    fn(q, nq, t, nt, sub.scores, sub.size, gapOpen(gaps), gapExtend(gaps), inGap ? 1 : 0, params.threads ?? 0, row[0], row[1], col[0], col[1], this.info, lo, hi, this.out);
-    return { score: this.out[0]!, endQ: this.out[1]!, endT: this.out[2]!, overflow: this.out[3]! };
+    const args = [q, nq, t, nt, sub.scores, sub.size, gapOpen(gaps), gapExtend(gaps), inGap ? 1 : 0, params.threads ?? 0, row[0], row[1], col[0], col[1], this.info, lo, hi, counter, this.out];
+    return { fn, args, cells: nq * nt };
   }
 }
 
@@ -255,21 +340,25 @@ function makeAligner(o: Required<AlignerOptions>, fns: Map<string, NativeFunctio
     : undefined;
   const many16 = fnOf(find('many', o.mode, 16));
   const many32 = fnOf(find('many', o.mode, 32));
+  const scoreSteps = (q: Uint8Array, t: Uint8Array, params: AlignParams) => {
+    checkParams(o, params);
+    checkCodes(q, params.sub, 'the query');
+    checkCodes(t, params.sub, 'the target');
+    return scorePass.steps(q, t, params);
+  };
+  const alignSteps = (q: Uint8Array, t: Uint8Array, params: AlignParams) => {
+    if (!tracebackPasses) throw new Error('this aligner was compiled without the traceback kernels (traceback: false)');
+    checkParams(o, params);
+    checkCodes(q, params.sub, 'the query');
+    checkCodes(t, params.sub, 'the target');
+    return alignLinearSpace(q, t, o.mode, params, scorePass, tracebackPasses.global, tracebackPasses.anchored);
+  };
   return {
     options: o,
-    score(q, t, params) {
-      checkParams(o, params);
-      checkCodes(q, params.sub, 'the query');
-      checkCodes(t, params.sub, 'the target');
-      return scorePass.run(q, t, params);
-    },
-    align(q, t, params) {
-      if (!tracebackPasses) throw new Error('this aligner was compiled without the traceback kernels (traceback: false)');
-      checkParams(o, params);
-      checkCodes(q, params.sub, 'the query');
-      checkCodes(t, params.sub, 'the target');
-      return alignLinearSpace(q, t, o.mode, params, scorePass, tracebackPasses.global, tracebackPasses.anchored);
-    },
+    score: (q, t, params) => runSteps(scoreSteps(q, t, params)),
+    align: (q, t, params) => runSteps(alignSteps(q, t, params)),
+    scoreAsync: async (q, t, params) => runStepsAsync(scoreSteps(q, t, params)),
+    alignAsync: async (q, t, params) => runStepsAsync(alignSteps(q, t, params)),
     scoreMany(pairs, params) {
       checkParams(o, params);
       // Each sequence once: a database's pairs share their queries and targets.
@@ -281,7 +370,10 @@ function makeAligner(o: Required<AlignerOptions>, fns: Map<string, NativeFunctio
       if (!many32) return pairs.map(([q, t]) => scorePass.run(q, t, params));
       const rest = (list: readonly (readonly [Uint8Array, Uint8Array])[]) => scoreManyInter(list, params, o.width !== 32 ? many16 : undefined, many32);
       const db = kernels.filter((k): k is DbKernel => k.kind === 'db').map((k) => ({ width: k.width, fn: fnOf(k)! }));
-      return db.length ? scoreManyDatabase(pairs, params, db, rest) : rest(pairs);
+      const results = db.length ? scoreManyDatabase(pairs, params, db, rest) : rest(pairs);
+      // These kernels count no cells as they go: all at once.
+      params.progress?.add(pairs.reduce((sum, [q, t]) => sum + q.length * t.length, 0));
+      return results;
     },
   };
 }

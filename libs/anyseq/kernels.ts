@@ -116,9 +116,9 @@ export function entryFunction(k: Kernel): string {
   }
   return [
     `extern fn ${name}(q: &[u8], nq: i32, t: &[u8], nt: i32, scores: &[i32], size: i32, open: i32, ext: i32, in_gap: i32, threads: i32,`,
-    `        row_h: &mut [${s}], row_e: &mut [${s}], col_h: &mut [${s}], col_f: &mut [${s}], info: &mut [i32], lo: i32, hi: i32, out: &mut [i32]) -> () {`,
+    `        row_h: &mut [${s}], row_e: &mut [${s}], col_h: &mut [${s}], col_f: &mut [${s}], info: &mut [i32], lo: i32, hi: i32, cells: &mut [i64], out: &mut [i32]) -> () {`,
     `    run_pass(${numv}, ${nums}, ${MODE_IMPALA[k.mode]}, ${gaps}, ${matrix}, ${SCHEDULE_IMPALA[k.schedule]}, ${rangeCheck}, ${TILE_W}, ${TILE_STRIPES * lanes(k.width)},`,
-    `             q, nq, t, nt, scores, size, in_gap != 0, threads, row_h, row_e, col_h, col_f, info, lo, hi, out)`,
+    `             q, nq, t, nt, scores, size, in_gap != 0, threads, row_h, row_e, col_h, col_f, info, lo, hi, cells, out)`,
     `}`,
   ].join('\n');
 }

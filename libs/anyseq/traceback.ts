@@ -5,9 +5,12 @@
 // Myers and Miller's treatment of affine gaps: forward and reverse score passes (the
 // kernels) meet at the middle row, the split is the best sum, through a cell or through a
 // vertical gap crossing the row, and the two halves recurse. Problems of at most
-// BASE_CELLS cells are solved with a full matrix and a traceback here.
-import type { AlignParams, PassRunner } from './host.ts';
-import { gapExtend, gapOpen } from './host.ts';
+// BASE_CELLS cells are solved with a full matrix and a traceback here. The alignment is
+// the sequence of its passes (`KernelSteps`), so that the host runs them on this thread or
+// the long ones on a worker thread; the planned cells of `params.progress` are refined as
+// the ends become known.
+import type { AlignParams, KernelSteps, PassRunner } from './host.ts';
+import { gapExtend, gapOpen, plannedCells } from './host.ts';
 import type { AlignResult } from './reference.ts';
 import type { Mode, Substitution } from './scoring.ts';
 
@@ -46,24 +49,50 @@ function reversed(a: Uint8Array): Uint8Array {
  * The optimal alignment of q and t in `mode` with the score pass `scorePass`, the global
  * pass `global` and, for local and semi, the anchored pass that finds the beginning.
  */
-export function alignLinearSpace(q: Uint8Array, t: Uint8Array, mode: Mode, params: AlignParams, scorePass: PassRunner, global: PassRunner, anchored: PassRunner | undefined): AlignResult {
-  const end = scorePass.run(q, t, params);
+export function* alignLinearSpace(
+  q: Uint8Array,
+  t: Uint8Array,
+  mode: Mode,
+  params: AlignParams,
+  scorePass: PassRunner,
+  global: PassRunner,
+  anchored: PassRunner | undefined,
+): KernelSteps<AlignResult> {
+  const { progress } = params;
+  const area = q.length * t.length;
+  // This pair's share of the plan, replaced by better knowledge as it comes.
+  let share = plannedCells(q.length, t.length, mode, true);
+  const replan = (cells: number) => {
+    if (progress) progress.planned += cells - share;
+    share = cells;
+  };
+  const end = yield* scorePass.steps(q, t, params);
   let beginQ = 0;
   let beginT = 0;
-  if (mode === 'local' && end.score === 0) return { score: 0, beginQ: end.endQ, endQ: end.endQ, beginT: end.endT, endT: end.endT, cigar: '' };
+  if (mode === 'local' && end.score === 0) {
+    replan(area);
+    return { score: 0, beginQ: end.endQ, endQ: end.endQ, beginT: end.endT, endT: end.endT, cigar: '' };
+  }
+  // The anchored pass covers the prefixes that end at the end cell; Hirschberg's passes at most that rectangle, twice.
+  const before = area + (mode === 'global' ? 0 : end.endQ * end.endT);
+  replan(before + 2 * end.endQ * end.endT);
   if (mode !== 'global') {
-    const back = anchored!.run(reversed(q.subarray(0, end.endQ)), reversed(t.subarray(0, end.endT)), params);
+    const back = yield* anchored!.steps(reversed(q.subarray(0, end.endQ)), reversed(t.subarray(0, end.endT)), params);
     if (back.score !== end.score) throw new Error(`internal error: the anchored pass scores ${back.score}, the ${mode} pass ${end.score}`);
     beginQ = end.endQ - back.endQ;
     beginT = end.endT - back.endT;
   }
+  replan(before + 2 * (end.endQ - beginQ) * (end.endT - beginT));
   const cigar = new Cigar();
   const h = new Hirschberg(q, t, params, global, cigar);
-  h.solve(beginQ, end.endQ, beginT, end.endT, false, false);
+  yield* h.solve(beginQ, end.endQ, beginT, end.endT, false, false);
+  replan(before + h.cells);
   return { score: end.score, beginQ, endQ: end.endQ, beginT, endT: end.endT, cigar: cigar.toString() };
 }
 
 class Hirschberg {
+  /** The cells its passes and base cases relaxed so far. */
+  cells = 0;
   private readonly open: number;
   private readonly ext: number;
   private readonly affine: boolean;
@@ -94,17 +123,19 @@ class Hirschberg {
    * vertical gap touching the first/last cell continues one from outside, so it costs the
    * extension per residue and no opening.
    */
-  solve(qa: number, qb: number, ta: number, tb: number, startGap: boolean, endGap: boolean): void {
+  *solve(qa: number, qb: number, ta: number, tb: number, startGap: boolean, endGap: boolean): KernelSteps<void> {
     const rows = qb - qa;
     const cols = tb - ta;
+    this.cells += rows * cols;
     if (rows <= 1 || (rows + 1) * (cols + 1) <= BASE_CELLS) {
       this.base(qa, qb, ta, tb, startGap, endGap);
+      this.params.progress?.add(rows * cols);
       return;
     }
     const mid = qa + (rows >> 1);
     const { fwd, rev } = this;
-    this.pass.run(this.q.subarray(qa, mid), this.t.subarray(ta, tb), this.params, startGap, fwd);
-    this.pass.run(reversed(this.q.subarray(mid, qb)), reversed(this.t.subarray(ta, tb)), this.params, endGap, rev);
+    yield* this.pass.steps(this.q.subarray(qa, mid), this.t.subarray(ta, tb), this.params, startGap, fwd);
+    yield* this.pass.steps(reversed(this.q.subarray(mid, qb)), reversed(this.t.subarray(ta, tb)), this.params, endGap, rev);
     let best = NONE;
     let split = 0;
     let throughGap = false;
@@ -125,13 +156,13 @@ class Hirschberg {
       }
     }
     if (!throughGap) {
-      this.solve(qa, mid, ta, ta + split, startGap, false);
-      this.solve(mid, qb, ta + split, tb, false, endGap);
+      yield* this.solve(qa, mid, ta, ta + split, startGap, false);
+      yield* this.solve(mid, qb, ta + split, tb, false, endGap);
     } else {
       // The gap covers q[mid-1] and q[mid]; the halves around them continue it.
-      this.solve(qa, mid - 1, ta, ta + split, startGap, true);
+      yield* this.solve(qa, mid - 1, ta, ta + split, startGap, true);
       this.cigar.push('I', 2);
-      this.solve(mid + 1, qb, ta + split, tb, true, endGap);
+      yield* this.solve(mid + 1, qb, ta + split, tb, true, endGap);
     }
   }
 

@@ -24,7 +24,8 @@ import {
   type Substitution,
 } from '../../../libs/anyseq/scoring.ts';
 import type { AlignResult, ScoreResult } from '../../../libs/anyseq/reference.ts';
-import { during, integerFrom, progress, runCommand } from '../../shared/cli.ts';
+import { during, integerFrom, LOG_EVERY_MS, progress, PROGRESS_WHEN, type ProgressWhen, runCommand, workProgress } from '../../shared/cli.ts';
+import { AlignProgress } from '../../../libs/anyseq/host.ts';
 import { type Engine, makeEngine, type ScheduleChoice } from './engine.ts';
 import { pickAlignDevice } from '../../../libs/anyseq/gpu.ts';
 import { SCHEDULES } from '../../../libs/anyseq/kernels.ts';
@@ -49,13 +50,14 @@ interface Options {
   compare?: AlignReference;
   schedule: ScheduleChoice;
   device?: string;
+  progress: ProgressWhen;
 }
 
 /** The most --bench runs. */
 const MAX_BENCH_RUNS = 1000;
 /** Runs timed for --compare without --bench. */
 const COMPARE_RUNS = 3;
-/** Cells above which a progress line is worth drawing. */
+/** Cells above which a progress line is worth drawing on a terminal. */
 const LONG_CELLS = 2e8;
 
 const score = integerFrom(-1_000_000, 1_000_000);
@@ -88,6 +90,11 @@ export function buildCommand(): Command {
     .option('--device <device>', 'where the kernels run: host (the CPU schedules; the default, or ANYDSL_DEVICE when set), cuda or opencl (the GPU schedule, scores only: a kernel per anti-diagonal of tiles; optionally :index, e.g. cuda:1), auto (an NVIDIA GPU, else an OpenCL device, else the host); the device chosen is named in the summary')
     .option('--threads <n>', 'threads for the kernels', integerFrom(1, 1024), os.availableParallelism())
     .addOption(new Option('--format <format>', `pretty: EMBOSS-like text; tsv: one line per pair (${tsvColumns(false).join(', ')}; with --score-only ${tsvColumns(true).slice(5).join(', ')}); sam: SAM with CIGAR and AS:i:; json`).choices(OUTPUT_FORMATS).default('pretty'))
+    .addOption(
+      new Option('--progress <when>', `a progress line on stderr (cells done of those planned, GCUPS so far, time left) while aligning: auto: on a terminal, for work over ${LONG_CELLS / 1e6} M cells; always: any work, and when stderr is not a terminal (a log) a plain line every ${LOG_EVERY_MS / 1000} s and one at the end; never`)
+        .choices(PROGRESS_WHEN)
+        .default('auto'),
+    )
     .option('-o, --output <file>', 'write the output here (replaced only once complete) instead of standard output')
     .option('--bench <N>', `align everything N more times and print the median time and GCUPS (at most ${MAX_BENCH_RUNS})`, integerFrom(1, MAX_BENCH_RUNS))
     .addOption(new Option('--compare <reference>', `also align with a reference (${ALIGN_REFERENCES.map((r) => `${r}: ${REFERENCE_TITLES[r]}`).join('; ')}), check that every score is equal and print the speed ratio (medians of --bench or ${COMPARE_RUNS} runs)`).choices(ALIGN_REFERENCES))
@@ -157,14 +164,19 @@ function pairing(a: readonly SequenceRecord[], b: readonly SequenceRecord[], pai
   return pairs;
 }
 
-/** Aligns every pair with `engine`; a progress bar over the pairs when the work is long. */
-function alignAll(engine: Engine, pairs: readonly (readonly [Uint8Array, Uint8Array])[], label?: string): (ScoreResult | AlignResult)[] {
-  const cells = pairs.reduce((sum, [q, t]) => sum + q.length * t.length, 0);
-  const bar = label && cells > LONG_CELLS ? progress(label, pairs.length) : undefined;
+/**
+ * Aligns every pair with `engine`, the long kernel calls on a worker thread while a progress
+ * line over the cells (the kernels count them as they go) is drawn as `when` says.
+ */
+async function alignAll(engine: Engine, pairs: readonly (readonly [Uint8Array, Uint8Array])[], label: string, when: ProgressWhen): Promise<(ScoreResult | AlignResult)[]> {
+  const counted = new AlignProgress();
+  counted.planned = engine.plan(pairs);
+  const long = when === 'always' || counted.planned > LONG_CELLS;
+  const line = workProgress(label, { read: () => ({ done: counted.done, total: counted.planned }), unit: 'cells', rate: { name: 'GCUPS', per: 1e9 } }, long ? when : 'never');
   try {
-    return engine.run(pairs, (done) => bar?.update(done));
+    return await engine.runAsync(pairs, counted);
   } finally {
-    bar?.stop();
+    line.stop();
   }
 }
 
@@ -195,7 +207,7 @@ export async function main(argv: string[]): Promise<number> {
     const engine = await during('compiling the alignment kernels (cached afterwards)', () => makeEngine(settings, work, { threads: o.threads, scoreOnly, schedule: o.schedule, device }));
     const what = `${pairs.length} pair${pairs.length === 1 ? '' : 's'}, ${settings.mode}, ${gaps.kind}, ${scoreOnly ? 'score only' : 'with traceback'}`;
     const start = process.hrtime.bigint();
-    const results = alignAll(engine, work, `aligning ${what}`);
+    const results = await alignAll(engine, work, `aligning ${what}`, o.progress);
     const firstMs = Number(process.hrtime.bigint() - start) / 1e6;
 
     // The output, streamed to standard output or written whole to -o.
@@ -236,7 +248,7 @@ export async function main(argv: string[]): Promise<number> {
       for (let k = 0; k < runs; k++) {
         const [k0, c0] = [engine.device?.kernelMicros() ?? 0, engine.device?.copyMicros() ?? 0];
         const t0 = process.hrtime.bigint();
-        alignAll(engine, work);
+        engine.run(work);
         times.push(Number(process.hrtime.bigint() - t0) / 1e6);
         kernelMs.push(((engine.device?.kernelMicros() ?? 0) - k0) / 1e3);
         copyMs.push(((engine.device?.copyMicros() ?? 0) - c0) / 1e3);

@@ -2,9 +2,10 @@
 // compiled for the chosen mode, gap model and substitution, with a schedule picked for the
 // work (or given): one pair per SIMD lane for many short score-only pairs, the wavefront of
 // tiles over threads for long pairs when there are threads, SIMD stripes otherwise. On a
-// CUDA or OpenCL device (`--device`) the GPU schedule computes the scores.
+// CUDA or OpenCL device (`--device`) the GPU schedule computes the scores. `runAsync` runs the
+// long kernel calls on a worker thread and counts the cells done, for a progress line.
 import { compileGpuAligners } from '../../../libs/anyseq/gpu.ts';
-import { type Aligner, type AlignerOptions, compileAligner } from '../../../libs/anyseq/host.ts';
+import { type Aligner, type AlignerOptions, type AlignProgress, compileAligner, plannedCells } from '../../../libs/anyseq/host.ts';
 import type { Schedule } from '../../../libs/anyseq/kernels.ts';
 import type { Settings } from '../../../libs/anyseq/format.ts';
 import type { AlignResult, ScoreResult } from '../../../libs/anyseq/reference.ts';
@@ -18,11 +19,17 @@ const INTER_MAX_LENGTH = 8192;
 /** Below this many cells a pair is not worth spreading over threads. */
 const WAVEFRONT_MIN_CELLS = 4_000_000;
 
+type Pairs = readonly (readonly [Uint8Array, Uint8Array])[];
+
 export interface Engine {
   /** What runs, for the summary line. */
   about: string;
-  /** Scores (score-only) or aligns every pair in order; `onPair` hears each finished pair. */
-  run(pairs: readonly (readonly [Uint8Array, Uint8Array])[], onPair?: (done: number) => void): (ScoreResult | AlignResult)[];
+  /** Scores (score-only) or aligns every pair in order. */
+  run(pairs: Pairs): (ScoreResult | AlignResult)[];
+  /** The same with the long kernel calls on a worker thread, the cells done counted in `progress` (planned by `plan`). */
+  runAsync(pairs: Pairs, progress: AlignProgress): Promise<(ScoreResult | AlignResult)[]>;
+  /** The cells `run` plans for the pairs (refined as tracebacks learn their ends). */
+  plan(pairs: Pairs): number;
   /** On a GPU: microseconds spent in kernels and in copies to and from the device so far. */
   device?: { kernelMicros(): number; copyMicros(): number };
 }
@@ -57,18 +64,19 @@ export async function makeEngine(
   const about = `AnySeq ${schedule} (${config.substitution} scoring, ${threads} thread${threads === 1 ? '' : 's'})`;
   return {
     about,
-    run(list, onPair) {
-      if (schedule === 'inter') {
-        const out = aligner.scoreMany(list, params);
-        onPair?.(list.length);
-        return out;
-      }
-      return list.map(([q, t], k) => {
-        const r = scoreOnly ? aligner.score(q, t, params) : aligner.align(q, t, params);
-        onPair?.(k + 1);
-        return r;
-      });
+    run(list) {
+      if (schedule === 'inter') return aligner.scoreMany(list, params);
+      return list.map(([q, t]) => (scoreOnly ? aligner.score(q, t, params) : aligner.align(q, t, params)));
     },
+    async runAsync(list, progress) {
+      const watched = { ...params, progress };
+      // The inter-sequence kernels are one short call: on this thread.
+      if (schedule === 'inter') return aligner.scoreMany(list, watched);
+      const out: (ScoreResult | AlignResult)[] = [];
+      for (const [q, t] of list) out.push(await (scoreOnly ? aligner.scoreAsync(q, t, watched) : aligner.alignAsync(q, t, watched)));
+      return out;
+    },
+    plan: (list) => list.reduce((sum, [q, t]) => sum + plannedCells(q.length, t.length, settings.mode, !scoreOnly), 0),
   };
 }
 
@@ -83,13 +91,18 @@ async function gpuEngine(settings: Settings, device: number, options: { scoreOnl
   gpu!.score(Uint8Array.of(0), Uint8Array.of(0), params);
   return {
     about: `AnySeq gpu on ${gpu!.deviceName()} (${substitution} scoring)`,
-    run(list, onPair) {
-      return list.map(([q, t], k) => {
-        const r = gpu!.score(q, t, params);
-        onPair?.(k + 1);
-        return r;
-      });
+    run: (list) => list.map(([q, t]) => gpu!.score(q, t, params)),
+    // One pair's launches at a time, counted when it ends.
+    async runAsync(list, progress) {
+      const out: ScoreResult[] = [];
+      for (const [q, t] of list) {
+        out.push(gpu!.score(q, t, params));
+        progress.add(q.length * t.length);
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      return out;
     },
+    plan: (list) => list.reduce((sum, [q, t]) => sum + q.length * t.length, 0),
     device: { kernelMicros: gpu!.kernelMicros, copyMicros: gpu!.copyMicros },
   };
 }
