@@ -1,21 +1,22 @@
 // The kernel acceptance tests of issue 11, shared by one test file per BVH arity
-// (kernels-bvh2/4/8.test.ts, so that each file compiles only its own kernels): every
-// traversal loop × hit kind agrees with the brute-force reference (every ray against
-// every triangle, reference.ts) on small generated scenes, for random rays and the
-// degenerate ones: axis-parallel, zero direction components, origins on triangle edges
-// and vertices, rays aimed exactly at edges and vertices, tmin/tmax cutting just before
-// or just after the reference's hit. Agreement is reference.ts's rule: the same triangle,
-// or a tie (t equal within 1e-4 relative on a triangle the ray really meets there), and for
-// rays that graze an edge, a vertex or the ends of their [tmin, tmax], any answer some reading
-// of the boundary within that tolerance gives (`compareHits`' grazing band).
+// (kernels-bvh2/4/8.test.ts, so that each file compiles only its own kernels) and by the
+// GPU traversal's (gpu.test.ts): every traversal loop × hit kind agrees with the
+// brute-force reference (every ray against every triangle, reference.ts) on small
+// generated scenes, for random rays and the degenerate ones: axis-parallel, zero direction
+// components, origins on triangle edges and vertices, rays aimed exactly at edges and
+// vertices, tmin/tmax cutting just before or just after the reference's hit. Agreement is
+// reference.ts's rule: the same triangle, or a tie (t equal within 1e-4 relative on a
+// triangle the ray really meets there), and for rays that graze an edge, a vertex or the
+// ends of their [tmin, tmax], any answer some reading of the boundary within that
+// tolerance gives (`compareHits`' grazing band).
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildBvh } from '../../libs/raytrace/bvh.ts';
-import { compileTracers, flatten, type FlatScene, type Tracer, type TracerOptions, TRAVERSALS } from '../../libs/raytrace/host.ts';
+import { compileTracers, flatten, type Tracer, type TracerOptions, TRAVERSALS } from '../../libs/raytrace/host.ts';
 import { makeMesh, type Mesh } from '../../libs/raytrace/mesh.ts';
 import { proceduralScene } from '../../libs/raytrace/procedural.ts';
 import { seededRandom } from '../../libs/shared/random.ts';
-import { makeHits, makeRays, type Rays } from '../../libs/raytrace/rays.ts';
+import { type Hits, makeHits, makeRays, type Rays } from '../../libs/raytrace/rays.ts';
 import { compareHits, traceBruteForce } from '../../libs/raytrace/reference.ts';
 
 /** The variants one file compiles: every traversal × hit kind at the default packet size, plus `extra`. */
@@ -133,31 +134,120 @@ export function gridScene(cells: number): Mesh {
   return makeMesh(Float32Array.from(positions), Uint32Array.from(triangles));
 }
 
+/** One traversal under test bound to one scene: a CPU kernel with its flat scene, the GPU kernel with the scene in device memory. */
+export interface SceneTracer {
+  /** Names it in failures: `BVH4 packet ×8 any-hit`. */
+  label: string;
+  anyHit: boolean;
+  /** Hits of `rays` into `hits`, barycentrics included. */
+  trace(rays: Rays, hits: Hits): void;
+}
+
+/** How a scene's BVH is built for a case (the arity is the suite's). */
+export interface SceneBuild {
+  maxLeafSize: number;
+  spatialSplits?: boolean;
+}
+
+/** The traversals under test bound to `mesh` built as `build` says, and what gives the scene back afterwards. */
+export type LoadScene = (mesh: Mesh, build: SceneBuild) => { tracers: SceneTracer[]; release?: () => void };
+
 /** Every tracer against the reference on `rays`; failures name the tracer and the first rays. */
-export function expectAgreement(tracers: readonly Tracer[], scene: FlatScene, mesh: Mesh, rays: Rays, what: string): void {
-  const expected = { closest: traceBruteForce(mesh, rays, { anyHit: false }), any: traceBruteForce(mesh, rays, { anyHit: true }) };
+export function expectAgreement(tracers: readonly SceneTracer[], mesh: Mesh, rays: Rays, what: string): void {
+  const expected = new Map<boolean, Hits>();
   for (const tracer of tracers) {
-    const anyHit = tracer.options.anyHit;
+    const anyHit = tracer.anyHit;
     const hits = makeHits(rays.count);
     hits.u = new Float32Array(rays.count);
     hits.v = new Float32Array(rays.count);
-    tracer.trace(scene, rays, hits);
-    const reference = anyHit ? expected.any : expected.closest;
-    const bad = compareHits(mesh, rays, reference, hits, { anyHit });
+    tracer.trace(rays, hits);
+    if (!expected.has(anyHit)) expected.set(anyHit, traceBruteForce(mesh, rays, { anyHit }));
+    const bad = compareHits(mesh, rays, expected.get(anyHit)!, hits, { anyHit });
     if (bad.length > 0) {
       const r = bad[0]!.ray;
       const ray = Array.from(rays.data.subarray(8 * r, 8 * r + 8));
-      expect.fail(`${label(tracer)}, ${what}: ${bad.length} of ${rays.count} rays disagree; ray ${r} (${ray.join(' ')}): expected ${JSON.stringify(bad[0]!.expected)}, got ${JSON.stringify(bad[0]!.actual)}`);
+      expect.fail(`${tracer.label}, ${what}: ${bad.length} of ${rays.count} rays disagree; ray ${r} (${ray.join(' ')}): expected ${JSON.stringify(bad[0]!.expected)}, got ${JSON.stringify(bad[0]!.actual)}`);
     }
     // Misses are -1 -1; a closest hit's barycentrics lie in the triangle.
     for (let i = 0; i < rays.count; i++) {
-      if (hits.prim[i]! < 0) expect(hits.t[i], `${label(tracer)} miss ${i}`).toBe(-1);
+      if (hits.prim[i]! < 0) expect(hits.t[i], `${tracer.label} miss ${i}`).toBe(-1);
       else if (!anyHit) {
         const u = hits.u[i]!, v = hits.v[i]!;
-        expect(u >= -1e-6 && v >= -1e-6 && u + v <= 1 + 1e-5, `${label(tracer)} barycentrics of ray ${i}: ${u} ${v}`).toBe(true);
+        expect(u >= -1e-6 && v >= -1e-6 && u + v <= 1 + 1e-5, `${tracer.label} barycentrics of ray ${i}: ${u} ${v}`).toBe(true);
       }
     }
   }
+}
+
+/** The rays of `mesh` against the reference through every tracer `load` binds to it, the scene released afterwards. */
+function expectSceneAgreement(load: LoadScene, mesh: Mesh, build: SceneBuild, cases: readonly (readonly [Rays, string])[]): void {
+  const { tracers, release } = load(mesh, build);
+  try {
+    for (const [rays, what] of cases) expectAgreement(tracers, mesh, rays, what);
+  } finally {
+    release?.();
+  }
+}
+
+/**
+ * The agreement cases for traversals of one arity with leaves of up to `leaf` triangles:
+ * a procedural scene and a grid (random and degenerate rays, then tmin/tmax cut at the
+ * hit), tiny scenes, leaves of many blocks, and generated scenes, builds and rays
+ * (fast-check, `runs` of them from `seed`). `load` is called inside the tests, so it may
+ * use tracers compiled in a `beforeAll`.
+ */
+export function agreementCases(arity: 2 | 4 | 8, leaf: number, load: LoadScene, fast: { runs: number; seed: number }): void {
+  it('procedural scene: random and degenerate rays, then tmin/tmax cut at the reference hit', () => {
+    const mesh = proceduralScene({ triangles: 900, seed: 11 + arity });
+    const rays = testRays(mesh, 5, 60);
+    expectSceneAgreement(load, mesh, { maxLeafSize: leaf }, [
+      [rays, 'random and degenerate rays'],
+      [tmaxLimited(mesh, rays), 'tmin/tmax at the hit'],
+    ]);
+  });
+
+  it('grid of shared edges and axis-aligned faces', () => {
+    const mesh = gridScene(6);
+    const rays = testRays(mesh, 9, 50);
+    expectSceneAgreement(load, mesh, { maxLeafSize: leaf }, [
+      [rays, 'grid scene'],
+      [tmaxLimited(mesh, rays), 'grid scene, tmin/tmax at the hit'],
+    ]);
+  });
+
+  it('tiny scenes: one triangle (the root is a leaf), one block, big leaves split for the layout', () => {
+    for (const triangles of [1, 3, leaf + 1]) {
+      const mesh = proceduralScene({ triangles, seed: triangles });
+      expectSceneAgreement(load, mesh, { maxLeafSize: leaf }, [[testRays(mesh, triangles, 20), `${triangles} triangle(s)`]]);
+    }
+    // Leaves of 200 triangles: more blocks than one leaf reference holds.
+    const mesh = proceduralScene({ triangles: 400, seed: 3 });
+    expectSceneAgreement(load, mesh, { maxLeafSize: 200 }, [[testRays(mesh, 4, 20), 'leaves of 200 triangles']]);
+  });
+
+  it('generated scenes, builds and rays (fast-check)', () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 600 }),
+        fc.integer({ min: 1, max: 2 ** 30 }),
+        fc.integer({ min: 1, max: 2 ** 30 }),
+        fc.integer({ min: 1, max: 8 }),
+        fc.boolean(),
+        (triangles, sceneSeed, raySeed, maxLeafSize, spatialSplits) => {
+          const mesh = proceduralScene({ triangles, seed: sceneSeed, degenerateFraction: 0.05 });
+          const what = `${triangles} triangles (seed ${sceneSeed}), leaves ≤ ${maxLeafSize}${spatialSplits ? ', spatial splits' : ''}`;
+          expectSceneAgreement(load, mesh, { maxLeafSize, spatialSplits }, [[testRays(mesh, raySeed, 8), what]]);
+        },
+      ),
+      { numRuns: fast.runs, seed: fast.seed },
+    );
+  });
+}
+
+/** The CPU kernels bound to the mesh's BVH of `arity`, flattened. */
+function cpuScene(tracers: readonly Tracer[], arity: 2 | 4 | 8, mesh: Mesh, build: SceneBuild): { tracers: SceneTracer[] } {
+  const scene = flatten(buildBvh(mesh, { arity, ...build }), mesh);
+  return { tracers: tracers.map((t) => ({ label: label(t), anyHit: t.options.anyHit, trace: (rays, hits) => t.trace(scene, rays, hits) })) };
 }
 
 /** The whole acceptance suite for one arity. */
@@ -170,51 +260,7 @@ export function kernelSuite(arity: 2 | 4 | 8, extra: readonly TracerOptions[] = 
     }, 900_000);
     const leaf = arity === 8 ? 8 : 4;
 
-    it('procedural scene: random and degenerate rays, then tmin/tmax cut at the reference hit', () => {
-      const mesh = proceduralScene({ triangles: 900, seed: 11 + arity });
-      const scene = flatten(buildBvh(mesh, { arity, maxLeafSize: leaf }), mesh);
-      const rays = testRays(mesh, 5, 60);
-      expectAgreement(tracers, scene, mesh, rays, 'random and degenerate rays');
-      expectAgreement(tracers, scene, mesh, tmaxLimited(mesh, rays), 'tmin/tmax at the hit');
-    });
-
-    it('grid of shared edges and axis-aligned faces', () => {
-      const mesh = gridScene(6);
-      const scene = flatten(buildBvh(mesh, { arity, maxLeafSize: leaf }), mesh);
-      const rays = testRays(mesh, 9, 50);
-      expectAgreement(tracers, scene, mesh, rays, 'grid scene');
-      expectAgreement(tracers, scene, mesh, tmaxLimited(mesh, rays), 'grid scene, tmin/tmax at the hit');
-    });
-
-    it('tiny scenes: one triangle (the root is a leaf), one block, big leaves split for the layout', () => {
-      for (const triangles of [1, 3, leaf + 1]) {
-        const mesh = proceduralScene({ triangles, seed: triangles });
-        const scene = flatten(buildBvh(mesh, { arity, maxLeafSize: leaf }), mesh);
-        expectAgreement(tracers, scene, mesh, testRays(mesh, triangles, 20), `${triangles} triangle(s)`);
-      }
-      // Leaves of 200 triangles: more blocks than one leaf reference holds.
-      const mesh = proceduralScene({ triangles: 400, seed: 3 });
-      const scene = flatten(buildBvh(mesh, { arity, maxLeafSize: 200 }), mesh);
-      expectAgreement(tracers, scene, mesh, testRays(mesh, 4, 20), 'leaves of 200 triangles');
-    });
-
-    it('generated scenes, builds and rays (fast-check)', () => {
-      fc.assert(
-        fc.property(
-          fc.integer({ min: 1, max: 600 }),
-          fc.integer({ min: 1, max: 2 ** 30 }),
-          fc.integer({ min: 1, max: 2 ** 30 }),
-          fc.integer({ min: 1, max: 8 }),
-          fc.boolean(),
-          (triangles, sceneSeed, raySeed, maxLeafSize, spatialSplits) => {
-            const mesh = proceduralScene({ triangles, seed: sceneSeed, degenerateFraction: 0.05 });
-            const scene = flatten(buildBvh(mesh, { arity, maxLeafSize, spatialSplits }), mesh);
-            expectAgreement(tracers, scene, mesh, testRays(mesh, raySeed, 8), `${triangles} triangles (seed ${sceneSeed}), leaves ≤ ${maxLeafSize}${spatialSplits ? ', spatial splits' : ''}`);
-          },
-        ),
-        { numRuns: 12, seed: 0x11 * arity },
-      );
-    });
+    agreementCases(arity, leaf, (mesh, build) => cpuScene(tracers, arity, mesh, build), { runs: 12, seed: 0x11 * arity });
 
     it('traces with any number of threads and refuses a scene of another arity', () => {
       const mesh = proceduralScene({ triangles: 300, seed: 5 });
