@@ -78,7 +78,7 @@ function cameraEntry(v: CameraVariant): string {
   return [
     `extern fn ${cameraExportName(v)}(inp: &mut [u16], out: &mut [u8], w: i32, h: i32, outside: i32,`,
     `        color_temp: f32, gamma: f32, contrast: f32, sharpen: f32, black: i32, white: i32) -> () {`,
-    `    camera_pipe(|x, y| inp(y * w + x) as i32, |x, y, c, v| out((y * w + x) * 3 + c) = v as u8, w, h,`,
+    `    camera_pipe(|x, y| inp(y * w + x) as i32, |x, y, c, v| out((y * w + x) * 3 + c) = v, w, h,`,
     `                ${schedule}, ${BOUNDARY_IMPALA[v.boundary]}, outside, color_temp, gamma, contrast, sharpen, black, white)`,
     `}`,
   ].join('\n');
