@@ -2,19 +2,14 @@
 // output can be compared byte for byte with native code. JS's own formatting
 // rounds ties away from zero; glibc rounds the exact binary value half to even,
 // so both conversions work on the exact decimal expansion of the double.
+import { exactBinary } from './numeric.ts';
 
 /** The exact value of a finite, positive double as `n / 10^scale`. */
 function exactDecimal(x: number): { n: bigint; scale: number } {
-  const view = new DataView(new ArrayBuffer(8));
-  view.setFloat64(0, x);
-  const bits = view.getBigUint64(0);
-  const biased = Number((bits >> 52n) & 0x7ffn);
-  const fraction = bits & ((1n << 52n) - 1n);
-  const mantissa = biased === 0 ? fraction : fraction | (1n << 52n);
-  const exp2 = (biased === 0 ? 1 : biased) - 1075;
-  if (exp2 >= 0) return { n: mantissa << BigInt(exp2), scale: 0 };
+  const { n, e } = exactBinary(x);
+  if (e >= 0) return { n: n << BigInt(e), scale: 0 };
   // m / 2^k = m * 5^k / 10^k
-  return { n: mantissa * 5n ** BigInt(-exp2), scale: -exp2 };
+  return { n: n * 5n ** BigInt(-e), scale: -e };
 }
 
 /** n / 10^digits rounded half to even. */

@@ -62,7 +62,7 @@ export function roundFloat(t: PrimType, x: number | bigint): number {
 }
 
 /** A finite double as the exact `n * 2^e`. */
-function exactBinary(x: number): { n: bigint; e: number } {
+export function exactBinary(x: number): { n: bigint; e: number } {
   const view = new DataView(new ArrayBuffer(8));
   view.setFloat64(0, x);
   const bits = view.getBigUint64(0);
