@@ -16,17 +16,22 @@
 // (PTX, checked by ptxas where it is installed).
 //
 //   npm run bench:gpu -- [--size 3840x2160] [--runs 30] [--build]
+//
+//   --size WxH   the input image (default 3840x2160), u8 with 3 channels, random pixels
+//   --runs N     timed runs after a warm-up (default 30), medians reported
+//   --build      build the Halide CUDA objects, their driver and our CUDA kernels, then stop
+//                (no GPU needed)
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { existsSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { median } from '../../libs/image/bench.ts';
-import { pickGpuDevice } from '../../libs/shared/device.ts';
 import { compileKernels, type KernelSet } from '../../libs/image/host.ts';
-import { type Image, makeImage } from '../../libs/image/image.ts';
+import { type Image, makeImage, randomImage } from '../../libs/image/image.ts';
 import type { Variant } from '../../libs/image/variants.ts';
+import { pickDeviceOrHost } from '../../libs/shared/device.ts';
+import { benchArgs, benchFail, runBench } from '../shared/cli.ts';
 import { byFile, cacheDir, exec, GXX, gxx, installMissing } from '../shared/native.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -38,10 +43,16 @@ const CHANNELS = 3;
 /** CUDA device 0 as the runtime numbers it (platform 1 | index 0 << 4). */
 const CUDA_0 = 1;
 
-const USAGE = `usage: npm run bench:gpu -- [--size WxH] [--runs N] [--build]
-  --size WxH   the input image (default 3840x2160), u8 with 3 channels, random pixels
-  --runs N     timed runs after a warm-up (default 30), medians reported
-  --build      build the Halide CUDA objects, their driver and our CUDA kernels, then stop (no GPU needed)`;
+const cli = benchArgs(import.meta.url, {
+  size: { type: 'string', default: '3840x2160' },
+  runs: { type: 'string', default: '30' },
+  build: { type: 'boolean', default: false },
+});
+const size = /^(\d+)x(\d+)$/.exec(cli.size!);
+const [width, height] = [Number(size?.[1]), Number(size?.[2])];
+if (!size || width < 1 || height < 1) benchFail(import.meta.url, `--size must be WxH with positive numbers, not '${cli.size}'`);
+const runs = Number(cli.runs);
+if (!/^\d+$/.test(cli.runs!) || runs < 1) benchFail(import.meta.url, `--runs must be a positive integer, not '${cli.runs}'`);
 
 interface Times {
   kernels: number[];
@@ -51,27 +62,10 @@ interface Times {
 }
 
 async function main(): Promise<number> {
-  let cli;
-  try {
-    cli = parseArgs({ options: { size: { type: 'string', default: '3840x2160' }, runs: { type: 'string', default: '30' }, build: { type: 'boolean', default: false }, help: { type: 'boolean', default: false } } }).values;
-  } catch (e) {
-    console.error(`bench:gpu: ${(e as Error).message}\n${USAGE}`);
-    return 1;
-  }
-  if (cli.help) {
-    console.log(USAGE);
-    return 0;
-  }
-  const size = /^(\d+)x(\d+)$/.exec(cli.size);
-  const runs = Number(cli.runs);
-  if (!size || Number(size[1]) < 1 || Number(size[2]) < 1 || !Number.isInteger(runs) || runs < 1) {
-    console.error(`bench:gpu: --size takes WxH with positive numbers and --runs a positive integer\n${USAGE}`);
-    return 1;
-  }
   if (!cli.build) {
     const missing = await cudaMissing();
     if (missing !== null) {
-      console.log(`bench:gpu: nothing to measure without an NVIDIA GPU (${missing})`);
+      console.log(`bench:gpu: ${missing}`);
       return 0;
     }
   }
@@ -84,9 +78,9 @@ async function main(): Promise<number> {
     console.log(`built: the Halide reference ${halide} and our kernels for ${variants.length} variants`);
     return 0;
   }
-  const [w, h] = [Number(size[1]), Number(size[2])];
-  const input = randomImage(w, h);
-  console.log(`device: ${kernels.kernel(variants[0]!).gpu!.deviceName()}; ${w}×${h} u8 ×${CHANNELS}, clamp boundary, medians of ${runs} runs after a warm-up`);
+  // Pixels from a fixed seed, the same every run.
+  const input = randomImage('u8', width, height, CHANNELS, 1);
+  console.log(`device: ${kernels.kernel(variants[0]!).gpu!.deviceName()}; ${width}×${height} u8 ×${CHANNELS}, clamp boundary, medians of ${runs} runs after a warm-up`);
   const rows: string[][] = [];
   for (const pipeline of PIPELINES) {
     const ref = await runHalide(halide, pipeline, input, runs);
@@ -111,14 +105,12 @@ async function main(): Promise<number> {
   return 0;
 }
 
-/** null where a CUDA device is there, else the runtime's reason (no libcuda.so.1, no device). */
+/** null where a CUDA device is there, else the line saying there is nothing to measure and why (no libcuda.so.1, no device). */
 async function cudaMissing(): Promise<string | null> {
-  try {
-    await pickGpuDevice('cuda');
-    return null;
-  } catch (e) {
-    return (e as Error).message.replace(/^the gpu schedule cannot run: device request "cuda": /, '');
-  }
+  return pickDeviceOrHost('cuda', 'nothing to measure without an NVIDIA GPU').then(
+    () => null,
+    (e: Error) => e.message,
+  );
 }
 
 function variant(pipeline: BenchPipeline, schedule: (typeof SCHEDULES)[number]): Variant {
@@ -151,17 +143,6 @@ async function buildHalide(): Promise<string | null> {
   }
   const archives = [...PIPELINES.map((p) => path.join(objects, `${p}.a`)), path.join(objects, 'halide_runtime.o')];
   return gxx(dir, 'halide_cuda_driver', [...flags, `-I${path.join(here, '..', 'image')}`, `-I${objects}`, sources[2]!, ...archives, '-lpthread', '-ldl']);
-}
-
-/** A u8 image of 3 channels with pixels from a fixed-seed generator, the same every run. */
-function randomImage(w: number, h: number): Image {
-  const img = makeImage('u8', w, h, CHANNELS);
-  let state = 0x9e3779b9;
-  for (let i = 0; i < img.data.length; i++) {
-    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
-    img.data[i] = state >>> 24;
-  }
-  return img;
 }
 
 function outputFor(pipeline: BenchPipeline, input: Image): Image {
@@ -228,7 +209,4 @@ function printTable(head: string[], rows: string[][]): void {
   for (const r of rows) console.log(line(r));
 }
 
-process.exitCode = await main().catch((e: Error) => {
-  console.error(`bench:gpu: ${e.message}`);
-  return 1;
-});
+await runBench(import.meta.url, main);

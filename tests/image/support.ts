@@ -1,11 +1,10 @@
-// Random test images and the comparison every image test makes: one kernel against the
-// TypeScript reference, exactly for integer pipelines and to f32 rounding for Harris; and
-// running an app in-process with its output captured.
+// Random test images (the image library's randomImage) and the comparison every image test
+// makes: one kernel against the TypeScript reference, exactly for integer pipelines and to
+// f32 rounding for Harris; and running an app in-process with its output captured.
 import { expect, vi } from 'vitest';
 import type { Image } from '../../libs/image/image.ts';
-import { makeImage } from '../../libs/image/image.ts';
-import type { ElementType } from '../../libs/image/variants.ts';
-import { random } from '../random.ts';
+
+export { randomImage } from '../../libs/image/image.ts';
 
 /** The sizes the acceptance criteria name: a single pixel, smaller than a tile, and larger than one but not a multiple. */
 export const SIZES: readonly (readonly [number, number])[] = [
@@ -13,17 +12,6 @@ export const SIZES: readonly (readonly [number, number])[] = [
   [17, 5],
   [1023, 769],
 ];
-
-/** A deterministic pseudo-random image (xorshift32): u8 over 0–255, i32 over −5000–5000 (negative values exercise truncating division), f32 over [0, 1). */
-export function randomImage(type: ElementType, width: number, height: number, channels: number, seed: number): Image {
-  const img = makeImage(type, width, height, channels);
-  const next = random(seed);
-  for (let i = 0; i < img.data.length; i++) {
-    const r = next() * 2 ** 32;
-    img.data[i] = type === 'u8' ? r & 255 : type === 'i32' ? (r % 10001) - 5000 : r / 2 ** 32;
-  }
-  return img;
-}
 
 /** Exact equality, reporting the first differing element instead of dumping the arrays. */
 export function expectSameImage(actual: Image, expected: Image, label: string): void {
