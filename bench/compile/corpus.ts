@@ -11,33 +11,31 @@
 //
 //   git worktree add --detach /tmp/base <rev>; ln -s "$PWD/node_modules" /tmp/base/node_modules
 //   npx tsx bench/compile/corpus.ts --base /tmp/base [--rounds 3] [--corpus DIR] [--limit N]
+//
+//   --base DIR    another checkout of this repository (git worktree add --detach DIR <rev>,
+//                 with node_modules linked)
+//   --rounds N    rounds; each runs both compilers once, alternating (default 3)
+//   --corpus DIR  the .impala programs both compile (default: DIR/tests/conformance/pos of --base)
+//   --limit N     only the first N programs (a quick check of the script)
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { parseArgs } from 'node:util';
+import { median } from '../../libs/image/bench.ts';
+import { benchArgs, benchFail, runBench } from '../shared/cli.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..', '..');
 
-const { values: cli } = parseArgs({
-  options: {
-    base: { type: 'string' },
-    rounds: { type: 'string', default: '3' },
-    corpus: { type: 'string' },
-    limit: { type: 'string' },
-    // Internal: a child compiling the corpus with the compiler of checkout `--worker`.
-    worker: { type: 'string' },
-    help: { type: 'boolean', default: false },
-  },
+const cli = benchArgs(import.meta.url, {
+  base: { type: 'string' },
+  rounds: { type: 'string', default: '3' },
+  corpus: { type: 'string' },
+  limit: { type: 'string' },
+  // Internal: a child compiling the corpus with the compiler of checkout `--worker`.
+  worker: { type: 'string' },
 });
-
-const usage = `Usage: npx tsx bench/compile/corpus.ts --base DIR [--rounds 3] [--corpus DIR] [--limit N]
-  --base DIR    another checkout of this repository (git worktree add --detach DIR <rev>, with node_modules linked)
-  --rounds N    rounds; each runs both compilers once, alternating (default 3)
-  --corpus DIR  the .impala programs both compile (default: DIR/tests/conformance/pos of --base)
-  --limit N     only the first N programs (a quick check of the script)`;
 
 /** The CPU time (user + system, ms) of compiling each program, in corpus order. */
 type WorkerResult = { program: string; ms: number; ok: boolean }[];
@@ -75,35 +73,20 @@ function runWorker(checkout: string, corpus: string, limit: number): WorkerResul
   return JSON.parse(r.stdout) as WorkerResult;
 }
 
-function median(xs: readonly number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-}
-
-function fail(message: string): never {
-  process.stderr.write(`bench/compile/corpus: ${message}\n`);
-  process.exit(1);
-}
-
-async function main(): Promise<void> {
-  if (cli.help) {
-    process.stdout.write(`${usage}\n`);
-    return;
-  }
+async function main(): Promise<number> {
   const limit = cli.limit === undefined ? Infinity : Number(cli.limit);
-  if (!(limit >= 1)) fail(`--limit must be a positive number, not '${cli.limit}'`);
+  if (!(limit >= 1)) benchFail(import.meta.url, `--limit must be a positive number, not '${cli.limit}'`);
   if (cli.worker) {
     await worker(path.resolve(cli.worker), programsIn(cli.corpus!, limit));
-    return;
+    return 0;
   }
-  if (!cli.base) fail(`--base is required\n${usage}`);
+  if (!cli.base) benchFail(import.meta.url, '--base DIR is required: another checkout to compare with (see --help)');
   const base = path.resolve(cli.base);
   const corpus = path.resolve(cli.corpus ?? path.join(base, 'tests', 'conformance', 'pos'));
   const rounds = Number(cli.rounds);
-  if (!Number.isInteger(rounds) || rounds < 1) fail(`--rounds must be a positive integer, not '${cli.rounds}'`);
+  if (!Number.isInteger(rounds) || rounds < 1) benchFail(import.meta.url, `--rounds must be a positive integer, not '${cli.rounds}'`);
   const count = programsIn(corpus, limit).length;
-  if (count === 0) fail(`no .impala programs in ${corpus}`);
+  if (count === 0) benchFail(import.meta.url, `no .impala programs in ${corpus}`);
   process.stdout.write(`${count} programs from ${corpus}, ${rounds} rounds, load average ${os.loadavg()[0]!.toFixed(1)}\n`);
 
   const sides = [
@@ -143,6 +126,7 @@ async function main(): Promise<void> {
     process.stdout.write(`  ${p.program.padEnd(40)} ${p.base.toFixed(0).padStart(6)} -> ${p.now.toFixed(0).padStart(6)}  ${p.ratio.toFixed(2)}\n`);
   }
   if (failed.length) process.stdout.write(`\nprograms that did not compile (timed all the same): ${failed.join(', ')}\n`);
+  return 0;
 }
 
-await main();
+await runBench(import.meta.url, main);

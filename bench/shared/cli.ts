@@ -10,9 +10,14 @@ import { type ParseArgsConfig, parseArgs } from 'node:util';
 
 type Options = NonNullable<ParseArgsConfig['options']>;
 
-/** `bench:image` for bench/image/run.ts: the npm script that runs it. */
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/** The npm script that runs the script (`bench:camera` for bench/image/camera.ts), else its path (`bench/compile/corpus`). */
 function scriptName(scriptUrl: string): string {
-  return `bench:${path.basename(path.dirname(fileURLToPath(scriptUrl)))}`;
+  const file = path.relative(root, fileURLToPath(scriptUrl)).split(path.sep).join('/');
+  const scripts = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+  const npm = Object.entries(scripts).find(([, command]) => command.split(/\s+/).includes(file));
+  return npm ? npm[0] : file.replace(/\.ts$/, '');
 }
 
 /** The leading `//` comment block of a source file, without the slashes. */
