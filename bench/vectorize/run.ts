@@ -24,6 +24,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { type CompiledLibrary, CompileFailure, compile, type NativeFunction } from '@anydsl/compiler';
+import { median } from '../../libs/image/bench.ts';
 import { xorshift32 } from '../../libs/shared/random.ts';
 import { benchArgs, benchFail } from '../shared/cli.ts';
 
@@ -128,12 +129,6 @@ const kernels: Kernel[] = [
 type Cell =
   | { status: 'ok'; timesMs: number[]; medianMs: number; speedup: number; matchesScalar: boolean; mismatches: number }
   | { status: 'failed'; reason: string };
-
-function median(xs: readonly number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-}
 
 function mismatches(a: ArrayLike<number>, b: ArrayLike<number>): number {
   let n = 0;
