@@ -2,11 +2,14 @@
 // with the V-cycle multigrid of libs/multigrid, printing the residual norm after every cycle;
 // --bench times the cycles and the finest level alone, --compare runs the hand-written C or
 // NumPy reference of bench/arrays on the same problem and compares solutions and speed.
+// Under the GPU schedules the cycles run on the device ANYDSL_DEVICE picks (as the image
+// apps do), the problem copied there and the solution back once per call.
 import os from 'node:os';
 import { Command, Option } from 'commander';
 import { IMPL_TITLES, IMPLS, type Impl, relativeDifference, runReference } from '../../../bench/arrays/references.ts';
 import { median } from '../../../libs/image/bench.ts';
-import { compileVariant, MAX_LEVELS, maxLevels, MG_SCHEDULE_DESCRIPTIONS, MG_SCHEDULES, type MgScheduleName, type MgVariant, sizeProblem } from '../../../libs/multigrid/host.ts';
+import { compileVariant, MAX_LEVELS, maxLevels, MG_GPU_SCHEDULES, MG_SCHEDULE_DESCRIPTIONS, MG_SCHEDULES, type MgScheduleName, type MgVariant, type Multigrid, sizeProblem } from '../../../libs/multigrid/host.ts';
+import { pickGpuDevice } from '../../../libs/shared/device.ts';
 import { during, integerFrom, runCommand } from '../../shared/cli.ts';
 
 const MAX_BENCH_RUNS = 10_000;
@@ -46,8 +49,25 @@ function time(once: () => void): number {
   return performance.now() - t;
 }
 
+/** Milliseconds of each run of `once`, and for a GPU variant those of its kernels and of its copies to and from the device. */
+function timeRuns(mg: Multigrid, runs: number, once: () => void): { ms: number[]; kernelMs: number[]; copyMs: number[] } {
+  const out = { ms: [] as number[], kernelMs: [] as number[], copyMs: [] as number[] };
+  for (let i = 0; i < runs; i++) {
+    const [kernels, copies] = [mg.gpu?.kernelMicros() ?? 0, mg.gpu?.copyMicros() ?? 0];
+    out.ms.push(time(once));
+    out.kernelMs.push(((mg.gpu?.kernelMicros() ?? 0) - kernels) / 1000);
+    out.copyMs.push(((mg.gpu?.copyMicros() ?? 0) - copies) / 1000);
+  }
+  return out;
+}
+
+/** ` (kernels x ms, copies y ms)` for a GPU variant's runs, else nothing. */
+function deviceShare(mg: Multigrid, t: { kernelMs: number[]; copyMs: number[] }): string {
+  return mg.gpu ? ` (kernels ${median(t.kernelMs).toFixed(2)} ms, copies in and out ${median(t.copyMs).toFixed(2)} ms)` : '';
+}
+
 export async function main(argv: string[]): Promise<number> {
-  const schedules = MG_SCHEDULES.map((s) => `  ${s.padEnd(4)} ${MG_SCHEDULE_DESCRIPTIONS[s]}`).join('\n');
+  const schedules = MG_SCHEDULES.map((s) => `  ${s.padEnd(10)} ${MG_SCHEDULE_DESCRIPTIONS[s]}`).join('\n');
   const program = new Command('vcycle')
     .description('Solve −Δu = f on the unit square (u = 0 at the walls) with V-cycle multigrid (GPCE\'15, Fig. 7) and print the residual norm per cycle.\n' +
       'The grid is cell-centred, size × size; f = 2π² sin(πx) sin(πy), so the solution is sin(πx) sin(πy) up to the discretisation error.')
@@ -56,7 +76,7 @@ export async function main(argv: string[]): Promise<number> {
     .option('--cycles <n>', 'V-cycles to run', integerFrom(1, 1000), 10)
     .option('--smooth <n>', 'Jacobi sweeps before and after each coarse-grid correction', integerFrom(0, 100), 2)
     .addOption(new Option('-s, --schedule <name>', 'loop schedule').choices(MG_SCHEDULES).default('vec'))
-    .option('--no-merge', 'compute the residual for the whole grid before restricting it (default: two fine rows of residual at a time, restricted at once: GPCE\'15 Fig. 8)')
+    .option('--no-merge', 'compute the residual for the whole grid before restricting it (default: two fine rows of residual at a time, restricted at once: GPCE\'15 Fig. 8; on a GPU, one launch that keeps no residual field)')
     .option('--bench <runs>', `time N more V-cycles and N runs of the finest level alone, and print the medians (at most ${MAX_BENCH_RUNS})`, integerFrom(1, MAX_BENCH_RUNS))
     .addOption(new Option('--compare <impl>', `also solve with a reference (c: ${IMPL_TITLES.c}; numpy: ${IMPL_TITLES.numpy}) from the same start, check that the solutions agree to ${AGREEMENT} and print the speed ratio (medians of --bench or ${COMPARE_RUNS} runs of all the cycles)`).choices(IMPLS))
     .addHelpText('after', [
@@ -69,6 +89,7 @@ export async function main(argv: string[]): Promise<number> {
       '  vcycle --size 1024 --cycles 8 --schedule seq --no-merge',
       '  vcycle --size 4096 --bench 10                 # median time of a V-cycle and of the finest level',
       '  vcycle --size 2048 --compare c                 # same solution as the hand-written C? and the speed ratio',
+      '  vcycle --size 4096 --schedule gpu --bench 10   # on a GPU: ANYDSL_DEVICE=auto|cuda|opencl[:n] picks, --bench adds kernel and copy time',
       '',
     ].join('\n'))
     .exitOverride()
@@ -82,8 +103,11 @@ export async function main(argv: string[]): Promise<number> {
     // sol, rhs and the exact solution, and the workspace: two more finest grids and four of each coarser level.
     const bytes = 8 * n * n * (5 + 4 / 3);
     if (bytes > os.totalmem() * 0.8) throw new Error(`a ${n}×${n} problem needs ${(bytes / 2 ** 30).toFixed(1)} GiB of memory, more than this machine has (${(os.totalmem() / 2 ** 30).toFixed(1)} GiB)`);
-    const variant: MgVariant = { levels, schedule: opts.schedule, merge: opts.merge };
+    // The device before the compile: without one, the line saying what to install comes at once.
+    const gpu = MG_GPU_SCHEDULES.includes(opts.schedule) ? await pickGpuDevice() : undefined;
+    const variant: MgVariant = { levels, schedule: opts.schedule, merge: opts.merge, ...(gpu ? { device: gpu.device } : {}) };
     const mg = await during(`compiling the V-cycle (${levels} levels, ${opts.schedule}${opts.merge ? ', merged' : ''})`, () => compileVariant(variant));
+    if (gpu) console.log(`device: ${gpu.name}`);
     const { f, exact } = problem(n);
     const u = new Float64Array(n * n);
     console.log(`${n}×${n} cells, ${levels} levels (coarsest ${n >> (levels - 1)}×${n >> (levels - 1)}), ${opts.smooth}+${opts.smooth} Jacobi sweeps, schedule ${opts.schedule}, residual and restriction ${opts.merge ? 'merged' : 'apart'}`);
@@ -107,11 +131,9 @@ export async function main(argv: string[]): Promise<number> {
 
     if (opts.bench) {
       const scratch = u.slice();
-      const cycleMs: number[] = [];
-      const firstMs: number[] = [];
-      for (let i = 0; i < opts.bench; i++) cycleMs.push(time(() => mg.vcycle(scratch, f, n, 1, opts.smooth)));
-      for (let i = 0; i < opts.bench; i++) firstMs.push(time(() => mg.firstLevel(scratch, f, n, opts.smooth)));
-      console.log(`V-cycle: median ${median(cycleMs).toFixed(2)} ms over ${opts.bench} runs; finest level alone (smoothing, residual and restriction, interpolation, smoothing): median ${median(firstMs).toFixed(2)} ms`);
+      const cycles = timeRuns(mg, opts.bench, () => mg.vcycle(scratch, f, n, 1, opts.smooth));
+      const first = timeRuns(mg, opts.bench, () => mg.firstLevel(scratch, f, n, opts.smooth));
+      console.log(`V-cycle: median ${median(cycles.ms).toFixed(2)} ms${deviceShare(mg, cycles)} over ${opts.bench} runs; finest level alone (smoothing, residual and restriction, interpolation, smoothing): median ${median(first.ms).toFixed(2)} ms${deviceShare(mg, first)}`);
     }
 
     if (opts.compare) {
