@@ -31,7 +31,7 @@ import { median, timeEach } from '../../libs/image/bench.ts';
 import { compileKernel, type Kernel } from '../../libs/image/host.ts';
 import { convertImage, type Image, makeImage } from '../../libs/image/image.ts';
 import { readImage } from '../../libs/image/io.ts';
-import { entryFunction, exportName, type Pipeline, type Variant } from '../../libs/image/variants.ts';
+import { entryFunction, exportName, isInterleavedPipeline, type Pipeline, type Variant } from '../../libs/image/variants.ts';
 import { xorshift32 } from '../../libs/shared/random.ts';
 import {
   type Agreement,
@@ -174,7 +174,10 @@ async function withBusyCore<T>(work: () => Promise<T>): Promise<T> {
 /** Ours' schedule spelt out for the notes, with the lanes its entry function has (variants.ts picks them per kernel). */
 function oursScheduleNote(v: Variant): string {
   const lanes = Number(/vec\((\d+)\)/.exec(entryFunction(v))![1]);
-  return `opt: 512 × 32 tiles, ${lanes}-lane vectorize (${512 / lanes}-bit arithmetic), rows of tiles in parallel (TBB), channels of a row of tiles one after another; a stage feeding a stencil computed per tile on the tile grown by the stencil`;
+  const channels = isInterleavedPipeline(v.pipeline)
+    ? 'the interleaved channels as one plane (tiles of 512 elements of a row, contiguous vector loads and stores)'
+    : 'channels of a row of tiles one after another';
+  return `opt: 512 × 32 tiles, ${lanes}-lane vectorize (${512 / lanes}-bit arithmetic), rows of tiles in parallel (TBB), ${channels}; a stage feeding a stencil computed per tile on the tile grown by the stencil`;
 }
 
 interface Measurement {

@@ -72,9 +72,13 @@ function tuningImpala(t: Tuning, lanes512: number): string {
   return `${TUNING_AT_IMPALA[t.at]}(tiled(${t.tileWidth}, ${t.tileHeight}, par(0), ${inner}))`;
 }
 
-/** The lanes of a variant's compute type in 512 bits: 32 for the Gaussian on u8, which computes in 16 bits; 16 for the 32-bit rest. */
+/**
+ * The lanes of a variant's compute type in 512 bits: 32 for the pipelines on interleaved u8
+ * rows, which compute in 16 bits (the Gaussian as written, the others because LLVM narrows
+ * their i32 arithmetic on u8 values to 16 bits); 16 for the 32-bit rest.
+ */
 export function lanesIn512Bits(v: Pick<Variant, 'pipeline' | 'type'>): number {
-  return v.pipeline === 'gauss5' && v.type === 'u8' ? 32 : 16;
+  return isInterleavedPipeline(v.pipeline) && v.type === 'u8' ? 32 : 16;
 }
 
 /** Throws a message when a tuning is outside the space the schedules express. */
@@ -158,6 +162,15 @@ export const BOUNDARY_IMPALA: Record<Boundary, string> = {
   repeat: 'repeat_mode()',
   const: 'const_mode()',
 };
+
+/**
+ * The pipelines that compute every channel alike and are written for interleaved rows
+ * (`box3_interleaved` and the others in pipelines.impala): their entries run all channels
+ * of an image as one plane.
+ */
+export function isInterleavedPipeline(p: Pipeline): boolean {
+  return p === 'box3' || p === 'gauss5' || p === 'unsharp' || p === 'sobel';
+}
 
 /** Harris computes in f32 and returns one f32 channel; the others compute in i32 and keep the input's type and channels. */
 export function isFloatPipeline(p: Pipeline): boolean {
@@ -247,13 +260,14 @@ function entryBody(v: Variant): string[] {
   }
   if (isUnitPipeline(v.pipeline)) return unitEntryBody(v, schedule, mode);
   if (v.pipeline === 'gauss5' && v.type === 'u8') {
-    return [
-      `for c, s in channels_in_strips(${scheduleImpala(v, lanesIn512Bits(v))}, h, ${v.channels}) {`,
-      `    gauss5_u8(inp, out, w, h, ${v.channels}, c, s, ${mode}, outside as u8)`,
-      `}`,
-    ];
+    return [`gauss5_u8(inp, out, w, h, ${v.channels}, ${scheduleImpala(v, lanesIn512Bits(v))}, ${mode}, outside as u8)`];
   }
   const channel = `channel_${v.type}`;
+  if (isInterleavedPipeline(v.pipeline)) {
+    // Every channel alike: the interleaved rows as one plane of w · channels elements.
+    const plane = (data: string) => `${channel}(${data}, w * ${v.channels}, h, 1, 0)`;
+    return [`${v.pipeline}_interleaved(${plane('inp')}, ${plane('out')}, ${v.channels}, ${scheduleImpala(v, lanesIn512Bits(v))}, ${mode}, outside)`];
+  }
   // heat(n) and wave(n) return the pipeline for frame n.
   const pipeline = takesIter(v.pipeline) ? `${v.pipeline}(${v.iter ?? DEFAULT_ITER})` : v.pipeline;
   // Heat's steps each need the whole previous step, so its channels cannot share strips.
