@@ -5,7 +5,9 @@
 // and times them on a synthetic image of the class (medians of a few runs). The choice is
 // stored in the artifact cache under the key material the compile cache uses (compiler
 // version, library sources, CPU model) plus the pipeline, type, channels, boundary, size
-// class and core count, so a second run reuses it without searching.
+// class and core count, so a second run reuses it without searching. A pipeline with an entry
+// of its own (the camera pipe, camera.ts) is searched the same way through `autoTune`, with
+// its own compile and input (`TuningTarget`).
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -46,6 +48,28 @@ export interface AutoChoice {
   reused: boolean;
 }
 
+/**
+ * What the search tunes: a pipeline whose kernels are compiled from tunings and timed on an
+ * input of the size class. `autoSchedule` makes the one of a `Variant`; a pipeline with an
+ * entry of its own brings its own to `autoTune`.
+ */
+export interface TuningTarget {
+  /** What the choice is cached under besides the compiler, the library, the size class and the machine (sources of its own included). */
+  key: unknown;
+  /** The lanes of its compute type in 512 bits (variants.ts lanesIn512Bits), for the summary. */
+  lanes512: number;
+  /** Compiles the tunings as one batch; for each, its kernel's name and one run on an input of `cls` (warmed up). */
+  compile(tunings: readonly Tuning[], cls: SizeClass): Promise<{ name: string; run: () => void }[]>;
+}
+
+/** The schedule and tuning `autoTune` chose (the schedule alone where that is a hand schedule), a line for the user, whether it came from the cache. */
+export interface TunedChoice {
+  schedule: Schedule;
+  tuning?: Tuning;
+  summary: string;
+  reused: boolean;
+}
+
 /** The choice as stored in the cache. */
 interface StoredChoice {
   schedule: Schedule;
@@ -80,12 +104,16 @@ function tuningKey(t: Tuning): string {
   return `${t.at}:${t.tileWidth}x${t.tileHeight}:${t.vectorBits}`;
 }
 
-/** The variant that runs `t`: the hand schedule itself where `t` is one (its kernel is the one the apps compile), else the tuning. */
-export function variantFor(base: Unscheduled, t: Tuning): Variant {
+/** The schedule that runs `t`: the hand schedule itself where `t` is one (its kernel is the one the apps compile), else the tuning. */
+export function scheduleFor(t: Tuning): { schedule: Schedule; tuning?: Tuning } {
   const hand = handScheduleOf(t);
-  if (hand) return { ...base, schedule: hand };
-  const schedule = t.at === 'root' ? 'vec' : t.at === 'tile' ? 'opt' : 'slide';
-  return { ...base, schedule, tuning: t };
+  if (hand) return { schedule: hand };
+  return { schedule: t.at === 'root' ? 'vec' : t.at === 'tile' ? 'opt' : 'slide', tuning: t };
+}
+
+/** The variant that runs `t` (`scheduleFor`). */
+export function variantFor(base: Unscheduled, t: Tuning): Variant {
+  return { ...base, ...scheduleFor(t) };
 }
 
 /** The vectorised hand schedules, where every search starts (the scalar `tile` is never ahead of `vec`). */
@@ -109,19 +137,19 @@ export function neighbours(t: Tuning): Tuning[] {
 }
 
 /** A short description of a tuning for the user. */
-export function describeTuning(t: Tuning, base: Unscheduled): string {
-  const lanes = t.vectorBits === 0 ? 'scalar' : `${(lanesIn512Bits(base) * t.vectorBits) / 512} lanes`;
+export function describeTuning(t: Tuning, lanes512: number): string {
+  const lanes = t.vectorBits === 0 ? 'scalar' : `${(lanes512 * t.vectorBits) / 512} lanes`;
   const where = t.at === 'root' ? 'stages for the whole image first' : t.at === 'tile' ? 'stages per tile' : 'stages slid row by row';
   const tiles = t.at === 'row' ? `strips of ${t.tileHeight} rows` : `tile ${t.tileWidth}×${t.tileHeight}`;
   return `${tiles}, ${lanes}, ${where}`;
 }
 
-/** The cache file of the choice for `base` on images of `cls`. */
-function choicePath(base: Unscheduled, cls: SizeClass, dir: string): string {
+/** The cache file of the choice for `target` on images of `cls`. */
+function choicePath(target: TuningTarget, cls: SizeClass, dir: string): string {
   const key = hashValue({
     compiler: compilerVersion(),
     library: librarySources().map((s) => s.text),
-    variant: { pipeline: base.pipeline, type: base.type, channels: base.channels, boundary: base.boundary, iter: base.iter ?? null },
+    variant: target.key,
     size: cls,
     cpu: os.cpus()[0]?.model ?? 'unknown',
     cores: os.availableParallelism(),
@@ -160,32 +188,52 @@ export function syntheticImage(base: Unscheduled, cls: SizeClass): Image {
  * class, or the result of a search (then cached).
  */
 export async function autoSchedule(base: Unscheduled, width: number, height: number, options: AutoOptions = {}): Promise<AutoChoice> {
-  const cls = sizeClass(width, height);
-  const classText = `${cls.width}×${cls.height} ${base.type}×${base.channels}`;
-  const file = choicePath(base, cls, options.choicesDir ?? path.join(cacheRoot(), 'schedules'));
-  const stored = options.retune ? undefined : await readChoice(file);
-  if (stored) {
-    const variant: Variant = stored.tuning ? { ...base, schedule: stored.schedule, tuning: stored.tuning } : { ...base, schedule: stored.schedule };
-    return { variant, reused: true, summary: `auto: ${describeChoice(stored, base)} (reused the choice cached for ${classText}: fastest of ${stored.searched} schedules timed in ${stored.seconds.toFixed(0)} s; --retune searches again)` };
-  }
-  const choice = await search(base, cls, options);
-  await writeChoice(file, choice);
-  const variant: Variant = choice.tuning ? { ...base, schedule: choice.schedule, tuning: choice.tuning } : { ...base, schedule: choice.schedule };
-  const versus = choice.bestHand ? `; ${(choice.bestHand.medianMs / choice.medianMs).toFixed(2)}× the best hand schedule ${choice.bestHand.schedule}` : '';
-  return { variant, reused: false, summary: `auto: ${describeChoice(choice, base)} (fastest of ${choice.searched} schedules timed in ${choice.seconds.toFixed(0)} s, search ended by ${choice.stopped}${versus}; cached for ${classText})` };
+  const target: TuningTarget = {
+    key: { pipeline: base.pipeline, type: base.type, channels: base.channels, boundary: base.boundary, iter: base.iter ?? null },
+    lanes512: lanesIn512Bits(base),
+    async compile(tunings, cls) {
+      const input = syntheticImage(base, cls);
+      const variants = tunings.map((t) => variantFor(base, t));
+      const kernels = await compileKernels(variants);
+      return variants.map((v) => {
+        const kernel = kernels.kernel(v);
+        const output = kernel.run(input); // the warm-up
+        return { name: exportName(v), run: () => void kernel.run(input, { output }) };
+      });
+    },
+  };
+  const { schedule, tuning, summary, reused } = await autoTune(target, width, height, `${base.type}×${base.channels}`, options);
+  return { variant: { ...base, schedule, ...(tuning && { tuning }) }, summary, reused };
 }
 
-function describeChoice(choice: StoredChoice, base: Unscheduled): string {
+/**
+ * The schedule for `target` on inputs of `width` × `height` (`what` names their kind in the
+ * summary): the cached choice for their size class, or the result of a search (then cached).
+ */
+export async function autoTune(target: TuningTarget, width: number, height: number, what: string, options: AutoOptions = {}): Promise<TunedChoice> {
+  const cls = sizeClass(width, height);
+  const classText = `${cls.width}×${cls.height} ${what}`;
+  const file = choicePath(target, cls, options.choicesDir ?? path.join(cacheRoot(), 'schedules'));
+  const stored = options.retune ? undefined : await readChoice(file);
+  if (stored) {
+    return { schedule: stored.schedule, ...(stored.tuning && { tuning: stored.tuning }), reused: true, summary: `auto: ${describeChoice(stored, target)} (reused the choice cached for ${classText}: fastest of ${stored.searched} schedules timed in ${stored.seconds.toFixed(0)} s; --retune searches again)` };
+  }
+  const choice = await search(target, cls, options);
+  await writeChoice(file, choice);
+  const versus = choice.bestHand ? `; ${(choice.bestHand.medianMs / choice.medianMs).toFixed(2)}× the best hand schedule ${choice.bestHand.schedule}` : '';
+  return { schedule: choice.schedule, ...(choice.tuning && { tuning: choice.tuning }), reused: false, summary: `auto: ${describeChoice(choice, target)} (fastest of ${choice.searched} schedules timed in ${choice.seconds.toFixed(0)} s, search ended by ${choice.stopped}${versus}; cached for ${classText})` };
+}
+
+function describeChoice(choice: StoredChoice, target: TuningTarget): string {
   const t = choice.tuning ?? HAND_TUNINGS[choice.schedule]!;
-  return `${describeTuning(t, base)}${choice.tuning ? '' : ` (the hand schedule ${choice.schedule})`}, ${choice.medianMs.toFixed(2)} ms`;
+  return `${describeTuning(t, target.lanes512)}${choice.tuning ? '' : ` (the hand schedule ${choice.schedule})`}, ${choice.medianMs.toFixed(2)} ms`;
 }
 
 /** Compiles and times candidates in batches until the local search ends or the budget is spent. */
-async function search(base: Unscheduled, cls: SizeClass, options: AutoOptions): Promise<StoredChoice> {
+async function search(target: TuningTarget, cls: SizeClass, options: AutoOptions): Promise<StoredChoice> {
   const start = performance.now();
   const budgetMs = (options.budgetSeconds ?? DEFAULT_BUDGET_SECONDS) * 1000;
   const runs = options.runs ?? DEFAULT_RUNS;
-  const input = syntheticImage(base, cls);
   const times = new Map<string, { tuning: Tuning; ms: number }>();
   // Every compiled candidate stays loaded, so the best so far can run again beside the next batch.
   const runners = new Map<string, { name: string; run: () => void }>();
@@ -198,21 +246,16 @@ async function search(base: Unscheduled, cls: SizeClass, options: AutoOptions): 
     const fresh = batch.filter((t, i) => !times.has(tuningKey(t)) && batch.findIndex((u) => tuningKey(u) === tuningKey(t)) === i);
     if (fresh.length === 0) return;
     options.onProgress?.(`auto: compiling ${fresh.length} schedule(s)`);
-    const variants = fresh.map((t) => variantFor(base, t));
-    let kernels;
+    let compiled;
     try {
-      kernels = await compileKernels(variants);
+      compiled = await target.compile(fresh, cls);
     } catch (e) {
       if (!mayFail) throw e;
       for (const t of fresh) times.set(tuningKey(t), { tuning: t, ms: Infinity });
       options.onProgress?.(`auto: ${fresh.length} schedule(s) failed to compile: ${(e as Error).message.split('\n')[0]}`);
       return;
     }
-    for (const [i, v] of variants.entries()) {
-      const kernel = kernels.kernel(v);
-      const output = kernel.run(input); // the warm-up
-      runners.set(tuningKey(fresh[i]!), { name: exportName(v), run: () => kernel.run(input, { output }) });
-    }
+    for (const [i, runner] of compiled.entries()) runners.set(tuningKey(fresh[i]!), runner);
     const incumbents = times.size ? [tuningKey(bestOf(times).tuning), bestHandKey()!] : [];
     const keys = [...new Set([...fresh.map(tuningKey), ...incumbents])];
     const tunings = new Map([...fresh.map((t) => [tuningKey(t), t] as const), ...[...times.values()].map((c) => [tuningKey(c.tuning), c.tuning] as const)]);
@@ -256,8 +299,8 @@ async function search(base: Unscheduled, cls: SizeClass, options: AutoOptions): 
   const best = bestOf(times);
   const hand = times.get(bestHandKey() ?? '');
   const bestHand = hand && { schedule: handScheduleOf(hand.tuning)!, medianMs: hand.ms };
-  const variant = variantFor(base, best.tuning);
-  return { schedule: variant.schedule, tuning: variant.tuning, medianMs: best.ms, bestHand, searched: times.size, seconds: (performance.now() - start) / 1000, stopped };
+  const chosen = scheduleFor(best.tuning);
+  return { schedule: chosen.schedule, tuning: chosen.tuning, medianMs: best.ms, bestHand, searched: times.size, seconds: (performance.now() - start) / 1000, stopped };
 }
 
 function bestOf(times: Map<string, { tuning: Tuning; ms: number }>): { tuning: Tuning; ms: number } {

@@ -1,12 +1,14 @@
 // The host side of the camera pipe (camera.impala): raw Bayer mosaics in memory, the
-// pipe's parameters, and its kernels, one per CPU schedule and boundary mode, compiled
-// with the library through the artifact cache.
+// pipe's parameters, and its kernels, one per CPU schedule (or tuning) and boundary mode,
+// compiled with the library through the artifact cache; `--schedule auto` for the pipe
+// (`autoScheduleCamera`, the tuning search of autoschedule.ts on a mosaic of the size class).
 import { fileURLToPath } from 'node:url';
 import { readFileSync } from 'node:fs';
 import { compile, type CompiledLibrary, type SourceFile } from '@anydsl/compiler';
 import { librarySources } from './host.ts';
 import { type Image, makeImage } from './image.ts';
-import { type Boundary, BOUNDARY_IMPALA, SCHEDULES, scheduleImpala } from './variants.ts';
+import { type AutoOptions, autoTune, scheduleFor, type TuningTarget } from './autoschedule.ts';
+import { type Boundary, BOUNDARY_IMPALA, SCHEDULES, scheduleImpala, type Tuning } from './variants.ts';
 
 /** A raw mosaic: w × h samples of 16 bits, GRBG (row 0: G R G R …, row 1: B G B G …). */
 export interface Mosaic {
@@ -20,7 +22,12 @@ export type CpuSchedule = (typeof SCHEDULES)[number];
 export interface CameraVariant {
   schedule: CpuSchedule;
   boundary: Boundary;
+  /** The tiled schedules only: the schedule's parameters instead of the named schedule's (`autoScheduleCamera` picks them); tiles of even width. */
+  tuning?: Tuning;
 }
+
+/** The lanes of the pipe's compute type (i32 up to the tone curve) in 512 bits. */
+const CAMERA_LANES_512 = 16;
 
 /** What the pipe does to a mosaic: Halide's apps/camera_pipe's parameters (its defaults). */
 export interface CameraParams {
@@ -68,13 +75,16 @@ export function checkCameraParams(p: CameraParams): void {
 }
 
 export function cameraExportName(v: CameraVariant): string {
-  return `camera_${v.schedule}_${v.boundary}`;
+  const t = v.tuning;
+  return `camera_${v.schedule}${t ? `_${t.at}${t.tileWidth}x${t.tileHeight}v${t.vectorBits}` : ''}_${v.boundary}`;
 }
 
 /** The exported entry of one variant: the u16 mosaic in, interleaved u8 RGB out. */
 function cameraEntry(v: CameraVariant): string {
   if (!(SCHEDULES as readonly string[]).includes(v.schedule)) throw new Error(`the camera pipe runs on the CPU schedules (${SCHEDULES.join(', ')}), not ${v.schedule}`);
-  const schedule = scheduleImpala({ pipeline: 'box3', schedule: v.schedule, boundary: v.boundary, type: 'i32', channels: 1 });
+  // The curved image is staged on whole cells: a tile starting at an odd pixel would split one.
+  if (v.tuning && v.tuning.tileWidth % 2) throw new Error(`the camera pipe's tiles have an even width, not ${v.tuning.tileWidth}`);
+  const schedule = scheduleImpala({ pipeline: 'box3', schedule: v.schedule, boundary: v.boundary, type: 'i32', channels: 1, ...(v.tuning && { tuning: v.tuning }) }, CAMERA_LANES_512);
   return [
     `extern fn ${cameraExportName(v)}(inp: &mut [u16], out: &mut [u8], w: i32, h: i32, outside: i32,`,
     `        color_temp: f32, gamma: f32, contrast: f32, sharpen: f32, black: i32, white: i32) -> () {`,
@@ -121,6 +131,41 @@ export async function compileCamera(variants: readonly CameraVariant[]): Promise
       },
     };
   };
+}
+
+/** A pseudo-random 10-bit mosaic (a fixed seed), the input the schedule search times. */
+function syntheticMosaic(width: number, height: number): Mosaic {
+  let state = 0x9e3779b9;
+  const data = new Uint16Array(width * height).map(() => {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+    return state >>> 22;
+  });
+  return { width, height, data };
+}
+
+/**
+ * `--schedule auto` for the camera pipe: the tiled schedule for mosaics of `width` × `height`
+ * under `boundary` (the tuning search of autoschedule.ts, cached per size class), and the
+ * line saying what it picked.
+ */
+export async function autoScheduleCamera(boundary: Boundary, width: number, height: number, options: AutoOptions = {}): Promise<{ variant: CameraVariant; summary: string; reused: boolean }> {
+  const source = readFileSync(fileURLToPath(new URL('camera.impala', import.meta.url)), 'utf8');
+  const target: TuningTarget = {
+    key: { pipeline: 'camera', boundary, source },
+    lanes512: CAMERA_LANES_512,
+    async compile(tunings, cls) {
+      const mosaic = syntheticMosaic(cls.width, cls.height);
+      const variants = tunings.map((t) => ({ ...scheduleFor(t), boundary }) as CameraVariant);
+      const kernels = await compileCamera(variants);
+      return variants.map((v) => {
+        const kernel = kernels(v);
+        const output = kernel.run(mosaic); // the warm-up
+        return { name: cameraExportName(v), run: () => void kernel.run(mosaic, DEFAULT_CAMERA_PARAMS, { output }) };
+      });
+    },
+  };
+  const { schedule, tuning, summary, reused } = await autoTune(target, width, height, 'mosaic', options);
+  return { variant: { schedule: schedule as CpuSchedule, boundary, ...(tuning && { tuning }) }, summary, reused };
 }
 
 /** One variant. */

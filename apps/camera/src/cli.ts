@@ -3,7 +3,8 @@
 import { readFile, stat } from 'node:fs/promises';
 import { Command, Option } from 'commander';
 import sharp from 'sharp';
-import { type CameraParams, checkCameraParams, checkMosaicSize, compileCameraKernel, type CpuSchedule, DEFAULT_CAMERA_PARAMS, type Mosaic, mosaicOf } from '../../../libs/image/camera.ts';
+import { AUTO_DESCRIPTION } from '../../../libs/image/autoschedule.ts';
+import { autoScheduleCamera, type CameraParams, type CameraVariant, checkCameraParams, checkMosaicSize, compileCameraKernel, type CpuSchedule, DEFAULT_CAMERA_PARAMS, type Mosaic, mosaicOf } from '../../../libs/image/camera.ts';
 import { BOUNDARIES, type Boundary, SCHEDULE_DESCRIPTIONS, SCHEDULES } from '../../../libs/image/variants.ts';
 import { during, finiteNumber, integerFrom, runCommand } from '../../shared/cli.ts';
 import { benchmark, imageOutput, MAX_BENCH_RUNS, readInput, writeImage } from '../../shared/image.ts';
@@ -25,14 +26,15 @@ export async function main(argv: string[]): Promise<number> {
     .option('--sharpen <s>', 'sharpening strength, 0 to 4 (steps of 1/32)', finiteNumber, d.sharpen)
     .option('--black-level <v>', 'raw value of black', integerFrom(0, 65534), d.blackLevel)
     .option('--white-level <v>', 'raw value of white (the brightest the sensor records)', integerFrom(1, 65535), d.whiteLevel)
-    .addOption(new Option('-s, --schedule <name>', 'loop schedule').choices(SCHEDULES).default('opt'))
+    .addOption(new Option('-s, --schedule <name>', 'loop schedule').choices([...SCHEDULES, 'auto']).default('opt'))
+    .option('--retune', 'with --schedule auto: search again instead of reusing the choice cached for this size class')
     .addOption(new Option('-b, --boundary <mode>', 'how each colour plane of the mosaic extends past its edges').choices(BOUNDARIES).default('clamp'))
     .option('--outside <v>', 'the raw value past the edges for --boundary const', integerFrom(0, 65535), 0)
     .option('--bench <runs>', `run the pipe N more times (at most ${MAX_BENCH_RUNS}) and print the median time`, integerFrom(1, MAX_BENCH_RUNS))
     .addOption(new Option('--compare <reference>', "also run Halide's camera_pipe (its app schedule and the autoschedulers) on the mosaic, check the outputs agree and print the speed ratio").choices(['halide']))
     .addHelpText('after', [
       '',
-      `Schedules:\n${SCHEDULES.map((s) => `  ${s.padEnd(width)} ${SCHEDULE_DESCRIPTIONS[s]}`).join('\n')}`,
+      `Schedules:\n${SCHEDULES.map((s) => `  ${s.padEnd(width)} ${SCHEDULE_DESCRIPTIONS[s]}`).join('\n')}\n  ${'auto'.padEnd(width)} ${AUTO_DESCRIPTION}`,
       '',
       'Examples:',
       '  camera raw.png -o photo.jpg',
@@ -40,6 +42,7 @@ export async function main(argv: string[]): Promise<number> {
       '  camera --from-photo datasets/images/sample.png --save-mosaic mosaic.png -o developed.png',
       '  camera --color-temp 5000 --contrast 30 --sharpen 2 raw.png -o photo.png',
       '  camera --schedule slide --bench 20 --compare halide raw.png -o photo.png',
+      '  camera --schedule auto --bench 20 raw.png -o photo.png     # searches a schedule for this size class once, then reuses it',
       '',
     ].join('\n'))
     .exitOverride()
@@ -47,7 +50,7 @@ export async function main(argv: string[]): Promise<number> {
   return runCommand('camera', program, argv, async () => {
     const opts = program.opts<{
       output: string; width?: number; height?: number; fromPhoto: boolean; saveMosaic?: string; colorTemp: number; gamma: number; contrast: number; sharpen: number;
-      blackLevel: number; whiteLevel: number; schedule: CpuSchedule; boundary: Boundary; outside: number; bench?: number; compare?: 'halide';
+      blackLevel: number; whiteLevel: number; schedule: CpuSchedule | 'auto'; retune?: boolean; boundary: Boundary; outside: number; bench?: number; compare?: 'halide';
     }>();
     const params: CameraParams = { colorTemp: opts.colorTemp, gamma: opts.gamma, contrast: opts.contrast, sharpen: opts.sharpen, blackLevel: opts.blackLevel, whiteLevel: opts.whiteLevel };
     checkCameraParams(params);
@@ -58,7 +61,8 @@ export async function main(argv: string[]): Promise<number> {
     const mosaic = await readMosaic(file, opts);
     const compare = opts.compare && (await import('../../../bench/image/camera.ts'));
     if (compare) await during('preparing Halide', (show) => compare.prepareHalideCamera(show));
-    const kernel = await during(`compiling the camera pipe (${opts.schedule}, ${opts.boundary})`, () => compileCameraKernel({ schedule: opts.schedule, boundary: opts.boundary }));
+    const variant = await cameraVariant(opts.schedule, opts.boundary, mosaic, opts.retune ?? false);
+    const kernel = await during(`compiling the camera pipe (${opts.schedule}, ${opts.boundary})`, () => compileCameraKernel(variant));
     const run = { outside: opts.outside };
     const out = kernel.run(mosaic, params, run);
     const runs = opts.bench ?? (compare ? 5 : 0);
@@ -72,6 +76,17 @@ export async function main(argv: string[]): Promise<number> {
       await compare.compareCamera(mosaic, params, out, timing);
     }
   });
+}
+
+/** The variant for --schedule: for `auto`, what the search picks (or cached) for the mosaic's size class, with its line. */
+async function cameraVariant(schedule: CpuSchedule | 'auto', boundary: Boundary, mosaic: Mosaic, retune: boolean): Promise<CameraVariant> {
+  if (schedule !== 'auto') {
+    if (retune) throw new Error(`--retune searches the schedule again for --schedule auto; with --schedule ${schedule} there is nothing to search`);
+    return { schedule, boundary };
+  }
+  const choice = await during('auto: searching schedules for the camera pipe', (show) => autoScheduleCamera(boundary, mosaic.width, mosaic.height, { retune, onProgress: show }));
+  console.log(choice.summary);
+  return choice.variant;
 }
 
 /** The mosaic in `file`: headerless with --width and --height, a photo mosaiced with --from-photo, else a 16-bit gray image. */
