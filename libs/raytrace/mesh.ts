@@ -72,6 +72,13 @@ function meshBounds(positions: Float32Array, triangles: Uint32Array): Bounds {
   return new Float32Array([x0, y0, z0, x1, y1, z1]);
 }
 
+/** The length of the mesh's box diagonal, the scale offsets and tolerances are relative to (1 for an empty or flat-to-a-point mesh). */
+export function sceneDiagonal(mesh: Mesh): number {
+  const b = mesh.bounds();
+  const d = Math.hypot(b[3]! - b[0]!, b[4]! - b[1]!, b[5]! - b[2]!);
+  return Number.isFinite(d) && d > 0 ? d : 1;
+}
+
 /** The box of triangle `t` written into `out` at `offset` (6 floats). */
 export function triangleBounds(mesh: Mesh, t: number, out: Float32Array, offset = 0): void {
   const p = mesh.positions, tri = mesh.triangles;

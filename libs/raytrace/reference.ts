@@ -11,7 +11,7 @@
 // - any hit: prim is some hit triangle (the reference gives the first in index order), and
 //   only hit/miss is compared;
 // - a miss has prim -1 and t -1 (the text format's `-1 -1`).
-import type { Mesh } from './mesh.ts';
+import { type Mesh, sceneDiagonal } from './mesh.ts';
 
 /** The rays the reference reads: 8 floats per ray, ox oy oz dx dy dz tmin tmax (rays.ts's `Rays`). */
 export interface RayBatch {
@@ -162,11 +162,6 @@ export function compareHits(
     if (!ok) bad.push({ ray: i, expected: { prim: ep, t: expected.t[i]! }, actual: { prim: ap, t: actual.t[i]! } });
   }
   return bad;
-}
-
-function sceneDiagonal(mesh: Mesh): number {
-  const b = mesh.bounds();
-  return Math.hypot(b[3]! - b[0]!, b[4]! - b[1]!, b[5]! - b[2]!) || 1;
 }
 
 type V3 = [number, number, number];

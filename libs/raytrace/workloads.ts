@@ -10,7 +10,7 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { writeFileAtomic } from '@anydsl/compiler';
 import { type Camera, formatCamera, primaryRays } from './camera.ts';
-import type { Mesh } from './mesh.ts';
+import { type Mesh, sceneDiagonal } from './mesh.ts';
 import { seededRandom } from '../shared/random.ts';
 import { decodeRays, encodeRaysBinary, type Hits, makeRays, RAY_FLOATS, type Rays } from './rays.ts';
 
@@ -24,13 +24,6 @@ export const ANY_HIT: Readonly<Record<Workload, boolean>> = { primary: false, ao
 export interface SecondaryRays extends Rays {
   /** Per ray, the index of its primary ray. */
   source: Uint32Array;
-}
-
-/** The length of a box's diagonal (the scale the offsets and the AO distance are relative to). */
-export function sceneDiagonal(mesh: Mesh): number {
-  const b = mesh.bounds();
-  const d = Math.hypot(b[3]! - b[0]!, b[4]! - b[1]!, b[5]! - b[2]!);
-  return Number.isFinite(d) && d > 0 ? d : 1;
 }
 
 /** The unit geometric normal of triangle `t` (0,0,0 for a degenerate one) into `out`. */
