@@ -2,7 +2,7 @@
 // addresses under masks, element types of every size, local variables, and the
 // remainder iteration. Native results must equal the interpreter's.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type Arg, type Native, buildNative, interpretScalar, random } from './support.ts';
+import { type Arg, type Native, buildNative, expectSameMemory, random } from './support.ts';
 
 type Make = (n: number, rnd: () => number) => Arg[];
 
@@ -134,14 +134,6 @@ function source(): string {
   return out.join('\n');
 }
 
-function copy(args: readonly Arg[]): Arg[] {
-  return args.map((a) => (typeof a === 'number' ? a : a.slice()));
-}
-
-function contents(args: readonly Arg[]): unknown[] {
-  return args.filter((a) => typeof a !== 'number').map((a) => Array.from(a as ArrayLike<number>));
-}
-
 describe('vectorised memory accesses match the interpreter', () => {
   const src = source();
   let lib: Native;
@@ -154,11 +146,7 @@ describe('vectorised memory accesses match the interpreter', () => {
     const rnd = random(name.length * 104729);
     for (const w of k.widths) {
       for (const n of [0, 1, w - 1, w, 3 * w + 1, 70]) {
-        const args = k.args(n, rnd);
-        const expected = copy(args);
-        lib.call(`${name}_w${w}`, n, ...args);
-        interpretScalar(src, `${name}_w${w}`, n, ...expected);
-        expect({ w, n, memory: contents(args) }).toEqual({ w, n, memory: contents(expected) });
+        expectSameMemory(lib, src, `${name}_w${w}`, [n, ...k.args(n, rnd)], { w, n });
       }
     }
   });
@@ -187,11 +175,7 @@ describe('the code of memory accesses', () => {
     const src = 'extern fn node_w8(n: i32, k: i32, x: &[f32], y: &mut [f32]) -> () { vectorize(8, 0, 8, |i| { y(i) = x(k + i) * 2.0f; }); }';
     const lib = await buildNative(src);
     expect(lib.llvm).not.toMatch(/llvm\.prefetch/);
-    const args: Arg[] = [Float32Array.from({ length: 40 }, (_, j) => j - 7), new Float32Array(8)];
-    const expected = copy(args);
-    lib.call('node_w8', 8, 5, ...args);
-    interpretScalar(src, 'node_w8', 8, 5, ...expected);
-    expect(contents(args)).toEqual(contents(expected));
+    expectSameMemory(lib, src, 'node_w8', [8, 5, Float32Array.from({ length: 40 }, (_, j) => j - 7), new Float32Array(8)]);
   });
 });
 
@@ -218,11 +202,7 @@ describe('the bounds of the vector loop', () => {
   it.each(cases)('from %d to %d, indices shifted by %d', (lo, hi, k) => {
     const rnd = random(lo ^ hi);
     for (const w of widths) {
-      const args: Arg[] = [ints(48, rnd, -99, 99), ints(48, rnd, 0, 9)];
-      const expected = copy(args);
-      lib.call(`bounds_w${w}`, lo, hi, k, ...args);
-      interpretScalar(src, `bounds_w${w}`, lo, hi, k, ...expected);
-      expect({ w, memory: contents(args) }).toEqual({ w, memory: contents(expected) });
+      expectSameMemory(lib, src, `bounds_w${w}`, [lo, hi, k, ints(48, rnd, -99, 99), ints(48, rnd, 0, 9)], { w });
     }
   });
 });

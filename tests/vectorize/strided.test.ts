@@ -4,7 +4,7 @@
 // masks, remainders, the channels between the lanes left as they were, and indices
 // that wrap around the i32 range.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type Arg, type Native, buildNative, interpretScalar, random } from './support.ts';
+import { type Arg, type Native, buildNative, expectSameMemory, random } from './support.ts';
 
 const STRIDES = [2, 3, 4, 8];
 
@@ -60,14 +60,6 @@ function source(): string {
   return out.join('\n');
 }
 
-function copy(args: readonly Arg[]): Arg[] {
-  return args.map((a) => (typeof a === 'number' ? a : a.slice()));
-}
-
-function contents(args: readonly Arg[]): unknown[] {
-  return args.filter((a) => typeof a !== 'number').map((a) => Array.from(a as ArrayLike<number>));
-}
-
 describe('strided accesses match the interpreter', () => {
   const src = source();
   let lib: Native;
@@ -76,12 +68,7 @@ describe('strided accesses match the interpreter', () => {
   });
 
   // The interpreter reads only the kernel's own source: the whole one takes long to check.
-  const run = (kernel: string, name: string, args: Arg[], context: object): void => {
-    const expected = copy(args);
-    lib.call(name, ...args);
-    interpretScalar(kernel, name, ...expected);
-    expect({ ...context, memory: contents(args) }).toEqual({ ...context, memory: contents(expected) });
-  };
+  const run = (kernel: string, name: string, args: Arg[], context: object): void => expectSameMemory(lib, kernel, name, args, context);
 
   it.each(Object.keys(types))('%s', (t) => {
     const { widths, array } = types[t]!;

@@ -6,6 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import koffi from 'koffi';
+import { expect } from 'vitest';
 import { emitLLVM } from '../../compiler/src/backend/llvm.ts';
 import { runPasses } from '../../compiler/src/driver/passes.ts';
 import { frontEnd } from '../../compiler/src/driver/pipeline.ts';
@@ -119,6 +120,19 @@ export function interpretScalar(source: string, name: string, ...args: Arg[]): n
     for (let k = 0; k < host.length; k++) (host as unknown as number[])[k] = Number(flat[k]);
   }
   return typeof r === 'bigint' || typeof r === 'number' ? Number(r) : 0;
+}
+
+/**
+ * Runs the exported `name` of `lib` on `args` and, on a copy of them, the same export of
+ * `source` in the interpreter: the arrays among the arguments must end up the same
+ * (`context` names the case in a failure).
+ */
+export function expectSameMemory(lib: Native, source: string, name: string, args: readonly Arg[], context: object = {}): void {
+  const expected = args.map((a) => (typeof a === 'number' ? a : a.slice()));
+  lib.call(name, ...args);
+  interpretScalar(source, name, ...expected);
+  const memory = (xs: readonly Arg[]) => xs.filter((a) => typeof a !== 'number').map((a) => Array.from(a as ArrayLike<number>));
+  expect({ ...context, memory: memory(args) }).toEqual({ ...context, memory: memory(expected) });
 }
 
 /** A value of type `t` from a flat stream of numbers (a typed array of an array of structs, say); `next` gives the position. */
