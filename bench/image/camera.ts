@@ -3,20 +3,22 @@
 // just in time by halide_camera.cpp for this CPU, on the same mosaic in the same run, outputs
 // compared bit for bit (every stage is integer; the tone curve is a table in f64 on both
 // sides). A raw mosaic is not a photo, so the input is the GRBG mosaic of a photo
-// (libs/image/camera.ts's mosaicOf): the bundled datasets/images/sample.png tiled to
-// --size × --size, and each --image FILE. Ours runs under the schedules given (opt and slide
-// by default), with the clamp boundary (Halide's side extends each colour plane the same way).
+// (libs/image/camera.ts's mosaicOf): the bundled datasets/images/sample.png tiled to --size
+// (N for N × N, or W×H: 2592x1968 is the size of Halide's own camera_pipe test), and each
+// --image FILE. Ours runs under the schedules given (opt, slide and auto by default; auto is
+// the schedule search of `camera --schedule auto`, cached per size class), with the clamp
+// boundary (Halide's side extends each colour plane the same way).
 // Prints one table, the ratio taken against the fastest Halide; `camera --compare halide`
 // runs the same comparison on one mosaic.
 //
-//   npx tsx bench/image/camera.ts [--size 2048] [--runs 5] [--image photo.jpg]... [--schedule opt,slide] [--halide app,adams2019,li2018,mullapudi2016]
+//   npx tsx bench/image/camera.ts [--size 2048 | --size 2592x1968] [--runs 5] [--image photo.jpg]... [--schedule opt,slide,auto] [--halide app,adams2019,li2018,mullapudi2016]
 import { existsSync, statSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { median, timeEach, type Timing } from '../../libs/image/bench.ts';
-import { type CameraParams, compileCamera, type CpuSchedule, DEFAULT_CAMERA_PARAMS, type Mosaic, mosaicOf } from '../../libs/image/camera.ts';
+import { autoScheduleCamera, type CameraParams, type CameraVariant, compileCamera, type CpuSchedule, DEFAULT_CAMERA_PARAMS, type Mosaic, mosaicOf } from '../../libs/image/camera.ts';
 import { type Image, makeImage } from '../../libs/image/image.ts';
 import { readImage } from '../../libs/image/io.ts';
 import { SCHEDULES } from '../../libs/image/variants.ts';
@@ -98,14 +100,14 @@ export async function compareCamera(mosaic: Mosaic, p: CameraParams, ours: Image
   console.log(`speed: ours ${timing.medianMs.toFixed(2)} ms, fastest ${fastest.title} ${fastest.ms.toFixed(2)} ms (medians of ${timing.runs} runs): ratio ${(fastest.ms / timing.medianMs).toFixed(2)}× (reference / ours; above 1 ours is faster)`);
 }
 
-/** The bundled photo tiled to n × n. */
-async function tiledSample(n: number): Promise<Image> {
+/** The bundled photo tiled to w × h. */
+async function tiledSample(w: number, h: number): Promise<Image> {
   const sample = await readImage(path.join(root, 'datasets', 'images', 'sample.png'));
-  const img = makeImage('u8', n, n, sample.channels);
-  for (let y = 0; y < n; y++) {
-    for (let x = 0; x < n; x++) {
+  const img = makeImage('u8', w, h, sample.channels);
+  for (let y = 0; y < h; y++) {
+    for (let x = 0; x < w; x++) {
       const from = ((y % sample.height) * sample.width + (x % sample.width)) * sample.channels;
-      img.data.set(sample.data.subarray(from, from + sample.channels), (y * n + x) * sample.channels);
+      img.data.set(sample.data.subarray(from, from + sample.channels), (y * w + x) * sample.channels);
     }
   }
   return img;
@@ -116,20 +118,35 @@ async function main(): Promise<number> {
     size: { type: 'string', default: '2048' },
     runs: { type: 'string', default: '5' },
     image: { type: 'string', multiple: true, default: [] },
-    schedule: { type: 'string', default: 'opt,slide' },
+    schedule: { type: 'string', default: 'opt,slide,auto' },
     halide: { type: 'string', default: HALIDE_CAMERA_SCHEDULES.join(',') },
   });
-  const size = Number(cli.size);
+  const dims = /^(\d+)(?:[x×](\d+))?$/.exec(cli.size);
+  const [width, height] = dims ? [Number(dims[1]), Number(dims[2] ?? dims[1])] : [NaN, NaN];
   const runs = Number(cli.runs);
-  if (!Number.isInteger(size) || size < 2 || size % 2) throw new Error(`--size must be an even integer from 2, not ${cli.size}`);
+  if (!(width >= 2 && height >= 2 && width % 2 === 0 && height % 2 === 0)) throw new Error(`--size must be N or W×H of even integers from 2, not ${cli.size}`);
   if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs must be a positive integer, not ${cli.runs}`);
-  const schedules = cli.schedule.split(',') as CpuSchedule[];
-  for (const s of schedules) if (!(SCHEDULES as readonly string[]).includes(s)) throw new Error(`--schedule: ${s} is not one of ${SCHEDULES.join(', ')}`);
+  const schedules = cli.schedule.split(',') as (CpuSchedule | 'auto')[];
+  for (const s of schedules) if (!(SCHEDULES as readonly string[]).includes(s) && s !== 'auto') throw new Error(`--schedule: ${s} is not one of ${SCHEDULES.join(', ')}, auto`);
   const halide = cli.halide.split(',') as HalideCameraSchedule[];
   for (const s of halide) if (!(HALIDE_CAMERA_SCHEDULES as readonly string[]).includes(s)) throw new Error(`--halide: ${s} is not one of ${HALIDE_CAMERA_SCHEDULES.join(', ')}`);
-  const inputs: { label: string; mosaic: Mosaic }[] = [{ label: `sample.png tiled to ${size}×${size}`, mosaic: mosaicOf(await tiledSample(size)) }];
+  const inputs: { label: string; mosaic: Mosaic }[] = [{ label: `sample.png tiled to ${width}×${height}`, mosaic: mosaicOf(await tiledSample(width, height)) }];
   for (const file of cli.image) inputs.push({ label: path.basename(file), mosaic: mosaicOf(await readImage(file)) });
-  const kernels = await compileCamera(schedules.map((schedule) => ({ schedule, boundary: 'clamp' as const })));
+  // auto: the search's choice for each input's size class (searched once per class, then cached).
+  const variantsOf = new Map<Mosaic, Map<string, CameraVariant>>();
+  for (const { mosaic } of inputs) {
+    const chosen = new Map<string, CameraVariant>();
+    for (const schedule of schedules) {
+      if (schedule !== 'auto') chosen.set(schedule, { schedule, boundary: 'clamp' });
+      else {
+        const choice = await autoScheduleCamera('clamp', mosaic.width, mosaic.height, { onProgress: (l) => console.error(`bench/image camera: ${l}`) });
+        console.error(`bench/image camera: ${mosaic.width}×${mosaic.height}: ${choice.summary}`);
+        chosen.set(schedule, choice.variant);
+      }
+    }
+    variantsOf.set(mosaic, chosen);
+  }
+  const kernels = await compileCamera([...variantsOf.values()].flatMap((m) => [...m.values()]));
   await prepareHalideCamera((step) => console.error(`bench/image camera: ${step}`));
   const p = DEFAULT_CAMERA_PARAMS;
   let failed = false;
@@ -139,7 +156,7 @@ async function main(): Promise<number> {
     const rows: { side: string; ms: number; agreement: string }[] = [];
     let reference: Image | undefined;
     for (const schedule of schedules) {
-      const kernel = kernels({ schedule, boundary: 'clamp' });
+      const kernel = kernels(variantsOf.get(mosaic)!.get(schedule)!);
       const out = kernel.run(mosaic, p);
       const times = await timeEach(runs, () => void kernel.run(mosaic, p, { output: out }));
       reference ??= out;

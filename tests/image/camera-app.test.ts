@@ -47,6 +47,7 @@ it.each([
   [['photo.png'], "camera: cannot read mosaic '$/photo.png': it has 8-bit samples; a mosaic has 16 (an 8-bit photo can be mosaiced with --from-photo)\n"],
   [['missing.png'], "camera: cannot read mosaic '$/missing.png': no such file\n"],
   [['--sharpen', '5', 'photo.png'], 'camera: the sharpening strength must be from 0 to 4, not 5\n'],
+  [['--retune', '--width', '36', '--height', '22', 'mosaic.raw'], 'camera: --retune searches the schedule again for --schedule auto; with --schedule opt there is nothing to search\n'],
 ])('camera %j refuses in one line', async (args, message) => {
   const withDir = args.map((a) => (a.endsWith('.raw') || a.endsWith('.png') ? file(a) : a));
   const r = await run(camera, [...withDir, '-o', file('refused.png')]);
