@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { compile, type SourceFile } from '@anydsl/compiler';
-import { deviceRuntime } from '../shared/device.ts';
+import { checkGpuDeviceNumber, deviceRuntime } from '../shared/device.ts';
 import { librarySources as imageSources } from '../image/host.ts';
 import { DEFAULT_GPU_DEVICE } from '../image/variants.ts';
 
@@ -77,10 +77,7 @@ export function checkVariant(v: MgVariant): void {
   if (!MG_SCHEDULES.includes(v.schedule)) throw new Error(`unknown schedule '${v.schedule}' (${MG_SCHEDULES.join(', ')})`);
   if (v.device !== undefined) {
     if (!isGpuVariant(v)) throw new Error(`only GPU schedules run on a device, not ${v.schedule}`);
-    const platform = v.device & 15;
-    if (!Number.isInteger(v.device) || v.device < 0 || v.device >= 2 ** 31 || (platform !== 1 && platform !== 2)) {
-      throw new Error(`device ${v.device} is not a CUDA or OpenCL device (platform | (index << 4), platform 1 or 2)`);
-    }
+    checkGpuDeviceNumber(v.device);
   }
 }
 
@@ -99,7 +96,7 @@ function entryFunctions(v: MgVariant): string {
     return [
       `fn @${schedule}() -> MgSchedule { MgSchedule { stencil: ${s.stencil}, transfer: ${s.transfer}, merge: ${v.merge} } }`,
       `extern fn ${name}(sol: &mut [f64], rhs: &mut [f64], n: i32, vsteps: i32, ssteps: i32) -> () {`,
-      `    ${onDevice(workLevels, true, `vcycle(field, ${v.levels}, vsteps, ssteps, ${components}, ${schedule})`)}`,
+      `    ${onDevice(v.levels, true, `vcycle(field, ${v.levels}, vsteps, ssteps, ${components}, ${schedule})`)}`,
       `}`,
       `extern fn ${name}_first_level(sol: &mut [f64], rhs: &mut [f64], n: i32, ssteps: i32) -> () {`,
       `    ${onDevice(workLevels, true, `vcycle_level(field, 0, ssteps, ${schedule}, ${components}, || ())`)}`,

@@ -110,3 +110,11 @@ export async function pickGpuDevice(request?: string): Promise<GpuDevice> {
   const host = choice.noGpu === undefined ? `${named} names the host` : `there is none (${choice.noGpu})`;
   throw new Error(`the gpu schedule needs a CUDA or OpenCL device, and ${host}`);
 }
+
+/** Throws the line for a user when `device` is no CUDA or OpenCL runtime device number (platform | (index << 4), platform 1 or 2). */
+export function checkGpuDeviceNumber(device: number): void {
+  const platform = device & 15;
+  if (!Number.isInteger(device) || device < 0 || device >= 2 ** 31 || (platform !== 1 && platform !== 2)) {
+    throw new Error(`device ${device} is not a CUDA or OpenCL device (platform | (index << 4), platform 1 or 2)`);
+  }
+}
