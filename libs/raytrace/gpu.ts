@@ -9,7 +9,7 @@ import { type CompiledLibrary, compile, type SourceFile } from '@anydsl/compiler
 import { deviceRuntime } from '../shared/device.ts';
 import { librarySources } from './host.ts';
 import type { FlatScene } from './layout.ts';
-import { RAY_FLOATS, type Hits, type Rays } from './rays.ts';
+import { checkTraceArrays, type Hits, type Rays } from './rays.ts';
 
 /** Runtime platforms (runtime/README.md: a device number is platform | (index << 4)). */
 const CUDA_PLATFORM = 1;
@@ -94,10 +94,7 @@ function makeGpuTracer(device: number, library: CompiledLibrary): GpuTracer {
         trace(rays, hits, { anyHit }) {
           if (!live) throw new Error('this GPU scene was released');
           const n = rays.count;
-          if (rays.data.length < n * RAY_FLOATS) throw new Error(`${n} rays need ${n * RAY_FLOATS} floats, got ${rays.data.length}`);
-          for (const [name, a] of [['prim', hits.prim], ['t', hits.t], ['u', hits.u], ['v', hits.v]] as const) {
-            if (a && a.length < n) throw new Error(`hits.${name} holds ${a.length} entries for ${n} rays`);
-          }
+          checkTraceArrays(rays, hits);
           if (n === 0) return;
           // The kernel copies back exactly n entries of each.
           const exact = <A extends Int32Array | Float32Array>(a: A | undefined, make: (n: number) => A): A => (a && a.length === n ? a : make(n));

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { type CompiledLibrary, compile, type SourceFile } from '@anydsl/compiler';
 import { type FlatScene, leafWidthFor } from './layout.ts';
-import { RAY_FLOATS, type Hits, type Rays } from './rays.ts';
+import { checkTraceArrays, type Hits, type Rays } from './rays.ts';
 
 export { flatten, type FlatScene } from './layout.ts';
 
@@ -112,10 +112,7 @@ function makeTracer(options: Required<TracerOptions>, fn: (...args: unknown[]) =
         throw new Error(`a BVH${options.arity} tracer cannot trace a scene flattened for BVH${scene.arity}`);
       }
       const n = rays.count;
-      if (rays.data.length < n * RAY_FLOATS) throw new Error(`${n} rays need ${n * RAY_FLOATS} floats, got ${rays.data.length}`);
-      for (const [name, a] of [['prim', hits.prim], ['t', hits.t], ['u', hits.u], ['v', hits.v]] as const) {
-        if (a && a.length < n) throw new Error(`hits.${name} holds ${a.length} entries for ${n} rays`);
-      }
+      checkTraceArrays(rays, hits);
       const threads = opts.threads ?? 0;
       if (!(Number.isInteger(threads) && threads >= 0)) throw new Error(`threads must be a non-negative integer, not ${threads}`);
       if (n === 0) return;

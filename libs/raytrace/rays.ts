@@ -34,6 +34,15 @@ export function makeHits(count: number): Hits {
   return { prim: new Int32Array(count).fill(-1), t: new Float32Array(count).fill(-1) };
 }
 
+/** Throws unless `rays` holds its `count` rays and every array of `hits` has room for them (what a tracer checks before its kernel writes). */
+export function checkTraceArrays(rays: Rays, hits: Hits): void {
+  const n = rays.count;
+  if (rays.data.length < n * RAY_FLOATS) throw new Error(`${n} rays need ${n * RAY_FLOATS} floats, got ${rays.data.length}`);
+  for (const [name, a] of [['prim', hits.prim], ['t', hits.t], ['u', hits.u], ['v', hits.v]] as const) {
+    if (a && a.length < n) throw new Error(`hits.${name} holds ${a.length} entries for ${n} rays`);
+  }
+}
+
 /** A bad ray or hit file: the message starts with `file:line:` (`file:` for the binary form). */
 export class RayFileError extends Error {}
 

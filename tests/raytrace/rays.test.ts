@@ -1,8 +1,8 @@
 // Rays, hits, the camera and the workloads (libs/raytrace/{rays,camera,workloads}.ts):
-// the text and binary files round-trip exactly and reject bad lines with file:line, the
-// camera's rays match the pinhole geometry computed independently, and the AO/diffuse sets
-// are deterministic by seed, cosine-distributed on the right side of the surface, and
-// stored once.
+// the text and binary files round-trip exactly and reject bad lines with file:line, a
+// tracer's arrays are checked for room, the camera's rays match the pinhole geometry
+// computed independently, and the AO/diffuse sets are deterministic by seed,
+// cosine-distributed on the right side of the surface, and stored once.
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,6 +12,7 @@ import { defaultCamera, parseCamera, primaryRays, sceneCamera, sceneName } from 
 import { makeMesh } from '../../libs/raytrace/mesh.ts';
 import { proceduralScene } from '../../libs/raytrace/procedural.ts';
 import {
+  checkTraceArrays,
   decodeHits,
   decodeRays,
   encodeHitsBinary,
@@ -21,6 +22,8 @@ import {
   formatRaysText,
   type Hits,
   parseHitsText,
+  makeHits,
+  makeRays,
   parseRaysText,
   RayFileError,
   type Rays,
@@ -132,6 +135,15 @@ describe('ray and hit files', () => {
 
 const norm = (v: number[]) => Math.hypot(v[0]!, v[1]!, v[2]!);
 const dot = (a: number[], b: number[]) => a[0]! * b[0]! + a[1]! * b[1]! + a[2]! * b[2]!;
+
+describe('the arrays a tracer is handed', () => {
+  it('must hold the rays and room for every hit array present', () => {
+    expect(() => checkTraceArrays(makeRays(3), makeHits(3))).not.toThrow();
+    expect(() => checkTraceArrays({ count: 3, data: new Float32Array(23) }, makeHits(3))).toThrow(/^3 rays need 24 floats, got 23$/);
+    expect(() => checkTraceArrays(makeRays(3), { ...makeHits(3), t: new Float32Array(2) })).toThrow(/^hits\.t holds 2 entries for 3 rays$/);
+    expect(() => checkTraceArrays(makeRays(3), { ...makeHits(3), v: new Float32Array(1) })).toThrow(/^hits\.v holds 1 entries for 3 rays$/);
+  });
+});
 
 describe('camera', () => {
   it('parses ten numbers and rejects what cannot be a camera', () => {
