@@ -67,7 +67,7 @@ function deviceShare(mg: Multigrid, t: { kernelMs: number[]; copyMs: number[] })
 }
 
 export async function main(argv: string[]): Promise<number> {
-  const schedules = MG_SCHEDULES.map((s) => `  ${s.padEnd(10)} ${MG_SCHEDULE_DESCRIPTIONS[s]}`).join('\n');
+  const schedules = MG_SCHEDULES.map((s) => `  ${s.padEnd(11)} ${MG_SCHEDULE_DESCRIPTIONS[s]}`).join('\n');
   const program = new Command('vcycle')
     .description('Solve −Δu = f on the unit square (u = 0 at the walls) with V-cycle multigrid (GPCE\'15, Fig. 7) and print the residual norm per cycle.\n' +
       'The grid is cell-centred, size × size; f = 2π² sin(πx) sin(πy), so the solution is sin(πx) sin(πy) up to the discretisation error.')
