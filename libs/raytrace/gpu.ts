@@ -6,14 +6,10 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { type CompiledLibrary, compile, type SourceFile } from '@anydsl/compiler';
-import { deviceRuntime } from '../shared/device.ts';
+import { deviceRuntime, gpuPlatform } from '../shared/device.ts';
 import { librarySources } from './host.ts';
 import type { FlatScene } from './layout.ts';
 import { checkTraceArrays, type Hits, type Rays } from './rays.ts';
-
-/** Runtime platforms (runtime/README.md: a device number is platform | (index << 4)). */
-const CUDA_PLATFORM = 1;
-const OPENCL_PLATFORM = 2;
 
 /** The library's sources with the GPU traversal. */
 export function gpuLibrarySources(): SourceFile[] {
@@ -26,19 +22,9 @@ export function gpuKernelName(device: number, anyHit: boolean): string {
   return `rt_gpu_bvh2_${anyHit ? 'any' : 'closest'}_d${device}`;
 }
 
-/** The prelude accelerator of a CUDA or OpenCL runtime device. */
-function accelerator(device: number): string {
-  const platform = device & 15;
-  const index = device >> 4;
-  if (!Number.isInteger(device) || device < 0 || device >= 2 ** 31 || (platform !== CUDA_PLATFORM && platform !== OPENCL_PLATFORM)) {
-    throw new Error(`device ${device} is not a CUDA or OpenCL device (platform | (index << 4), platform 1 or 2)`);
-  }
-  return platform === CUDA_PLATFORM ? `nvvm_accelerator(${index})` : `opencl_accelerator(${index})`;
-}
-
 /** The entry module for `device`: closest-hit and any-hit kernels over a BVH2 in device memory, rays and hits on the host. */
 export function gpuEntryModule(device: number): SourceFile {
-  const acc = accelerator(device);
+  const acc = gpuPlatform(device).accelerator;
   const entry = (anyHit: boolean) =>
     `extern fn ${gpuKernelName(device, anyHit)}(nodes: &[f32], children: &[i32], tris: &[f32], ids: &[i32], root: i32, ` +
     `n: i32, rays: &[f32], prim: &mut [i32], t: &mut [f32], u: &mut [f32], v: &mut [f32]) -> () {\n` +

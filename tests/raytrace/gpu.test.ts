@@ -79,6 +79,14 @@ describe.skipIf(missing !== null)(`the BVH2 while-while kernel on OpenCL 0${miss
   });
 });
 
+describe('the entry module', () => {
+  it('names the accelerator of a CUDA or OpenCL device and refuses any other device number', () => {
+    expect(gpuEntryModule(1).text).toContain('trace_gpu(nvvm_accelerator(0), 1,');
+    expect(gpuEntryModule(18).text).toContain('trace_gpu(opencl_accelerator(1), 18,');
+    for (const device of [0, 19, -2, 2.5]) expect(() => gpuEntryModule(device)).toThrow(/^device [-\d.]+ is not a CUDA or OpenCL device/);
+  });
+});
+
 const ptxas = findPtxas();
 if (!ptxas) console.warn('tests/raytrace/gpu: ptxas is not on the PATH, so the PTX of the NVVM traversal is not assembled');
 
