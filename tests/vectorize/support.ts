@@ -21,7 +21,7 @@ import type { World } from '../../compiler/src/ir/world.ts';
 import { DiagnosticSink } from '../../compiler/src/syntax/diagnostics.ts';
 
 /** A typed array for every `&[T]`/`&mut [T]` argument, a number for every scalar. */
-export type Arg = number | Int32Array | Float32Array | Float64Array | Uint8Array | Int8Array | Int16Array | Uint16Array;
+export type Arg = number | Int32Array | Uint32Array | Float32Array | Float64Array | Uint8Array | Int8Array | Int16Array | Uint16Array;
 
 /** Parses, checks and emits `source` after the prelude; throws on errors. */
 function front(source: string): { world: World; exports: Continuation[] } {

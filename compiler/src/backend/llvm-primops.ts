@@ -8,7 +8,7 @@ import {
   type VariantType,
 } from '../ir/types.ts';
 import { describe } from './errors.ts';
-import { escapeBytes } from './llvm-consts.ts';
+import { escapeBytes, formatLit } from './llvm-consts.ts';
 import type { ModuleContext } from './llvm-module.ts';
 import { isErased, llvmType } from './llvm-types.ts';
 import { isConstant } from './schedule.ts';
@@ -260,6 +260,7 @@ function convert(cx: InstrContext, v: Def, to: IRType): string {
   }
   if (f.isBool) return castInstr(t.isFloat ? 'uitofp' : 'zext');
   if (f.isFloat && t.isFloat) return castInstr(t.bits > f.bits ? 'fpext' : 'fptrunc');
+  if (f.isFloat && from.length > 1 && f.prim !== 'f16') return saturatingVectorConversion(cx, v, from, to);
   if (f.isFloat) {
     const intrinsic = `llvm.${t.isSigned ? 'fptosi' : 'fptoui'}.sat.${overloadName(to)}.${overloadName(from)}`;
     const fn = cx.mod.requireRuntime(intrinsic, llvmType(to), [llvmType(from)]);
@@ -268,6 +269,34 @@ function convert(cx: InstrContext, v: Def, to: IRType): string {
   if (t.isFloat) return castInstr(f.isSigned ? 'sitofp' : 'uitofp');
   if (t.bits < f.bits) return castInstr('trunc');
   return castInstr(f.isSigned ? 'sext' : 'zext');
+}
+
+/**
+ * Float vector to integer vector with llvm.fpto[su]i.sat's meaning (saturated at both ends, NaN
+ * to 0) as the plain conversion plus compares and selects: LLVM 19 lowers the vector intrinsic on
+ * x86 one lane at a time (a scalar convert and an insert per lane), these stay vector
+ * instructions. A select takes the right lane whatever poison the plain conversion left in the
+ * others. The bounds -2^(b-1), 2^(b-1) (0, 2^b unsigned) are exact in f32 and f64; f16 keeps
+ * the intrinsic, whose bounds it cannot represent.
+ */
+function saturatingVectorConversion(cx: InstrContext, v: Def, from: PrimType, to: PrimType): string {
+  const t = to.scalar;
+  const bits = BigInt(t.bits);
+  const [lowest, highest] = t.isSigned ? [-(1n << (bits - 1n)), (1n << (bits - 1n)) - 1n] : [0n, (1n << bits) - 1n];
+  const floatSplat = (n: number) => splat(from, formatLit(from, n));
+  const intSplat = (n: bigint) => splat(to, formatLit(to, n));
+  const plain = cx.instr('cast', `${t.isSigned ? 'fptosi' : 'fptoui'} ${cx.typed(v)} to ${llvmType(to)}`);
+  const below = cx.instr('below', `fcmp olt ${cx.typed(v)}, ${floatSplat(Number(lowest))}`);
+  const above = cx.instr('above', `fcmp oge ${cx.typed(v)}, ${floatSplat(Number(highest + 1n))}`);
+  const nan = cx.instr('nan', `fcmp uno ${cx.typed(v)}, ${cx.value(v)}`);
+  const vt = llvmType(to);
+  const low = cx.instr('cast', `select ${boolVector(from)} ${below}, ${vt} ${intSplat(lowest)}, ${vt} ${plain}`);
+  const high = cx.instr('cast', `select ${boolVector(from)} ${above}, ${vt} ${intSplat(highest)}, ${vt} ${low}`);
+  return cx.instr('cast', `select ${boolVector(from)} ${nan}, ${vt} zeroinitializer, ${vt} ${high}`);
+}
+
+function boolVector(t: PrimType): string {
+  return `<${t.length} x i1>`;
 }
 
 /** The type's part of an overloaded intrinsic's name: `i32`, `f64`, `v8f32`. */
