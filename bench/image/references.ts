@@ -69,11 +69,18 @@ const HALIDE_APP: Partial<Record<Pipeline, string>> = {
   local_laplacian: 'apps/local_laplacian: remap and gray whole, the first pyramid levels whole in parallel strips, the output in strips of 64 rows with its fine levels slid down each strip',
 };
 
+/**
+ * Ours runs box3, gauss5, unsharp and sobel on all interleaved channels of a row as one plane
+ * (`handle_boundaries_interleaved`); Halide's `same` kernels keep one channel at a time, the
+ * layout ours had before, with the same tiles, lanes and staging.
+ */
+const CHANNEL_AT_A_TIME = "(one channel at a time: ours now runs the interleaved channels as one plane)";
+
 const HALIDE_SAME: Partial<Record<Pipeline, string>> = {
-  box3: `blur_x inlined, ${OURS_TILES}`,
-  gauss5: `${OURS_TILES}; the horizontal pass per tile on the tile grown by 2 rows`,
-  unsharp: `${OURS_TILES}; the horizontal pass per tile on the tile grown by 2 rows`,
-  sobel: `inlined, ${OURS_TILES}`,
+  box3: `blur_x inlined, ${OURS_TILES} ${CHANNEL_AT_A_TIME}`,
+  gauss5: `${OURS_TILES}; the horizontal pass per tile on the tile grown by 2 rows ${CHANNEL_AT_A_TIME}`,
+  unsharp: `${OURS_TILES}; the horizontal pass per tile on the tile grown by 2 rows ${CHANNEL_AT_A_TIME}`,
+  sobel: `inlined, ${OURS_TILES} ${CHANNEL_AT_A_TIME}`,
   harris: `${OURS_TILES}; the products (and the gray from u8) per tile on the tile grown by 1 px`,
 };
 
