@@ -1,5 +1,6 @@
 // The host side of the camera pipe (camera.impala): raw Bayer mosaics in memory, the
-// pipe's parameters, and its kernels, one per CPU schedule (or tuning) and boundary mode,
+// pipe's parameters, and its kernels, one per schedule (a CPU schedule, a tuning, or `gpu`
+// on a runtime device) and boundary mode,
 // compiled with the library through the artifact cache; `--schedule auto` for the pipe
 // (`autoScheduleCamera`, the tuning search of autoschedule.ts on a mosaic of the size class).
 import { fileURLToPath } from 'node:url';
@@ -8,7 +9,7 @@ import { compile, type CompiledLibrary, type SourceFile } from '@anydsl/compiler
 import { librarySources } from './host.ts';
 import { type Image, makeImage } from './image.ts';
 import { type AutoOptions, autoTune, scheduleFor, type TuningTarget } from './autoschedule.ts';
-import { type Boundary, BOUNDARY_IMPALA, SCHEDULES, scheduleImpala, type Tuning } from './variants.ts';
+import { type Boundary, BOUNDARY_IMPALA, DEFAULT_GPU_DEVICE, SCHEDULES, scheduleImpala, type Tuning } from './variants.ts';
 
 /** A raw mosaic: w × h samples of 16 bits, GRBG (row 0: G R G R …, row 1: B G B G …). */
 export interface Mosaic {
@@ -18,10 +19,15 @@ export interface Mosaic {
 }
 
 export type CpuSchedule = (typeof SCHEDULES)[number];
+/** The CPU schedules and `gpu` (every stage on the whole image, a launch per loop, on a CUDA or OpenCL device). */
+export type CameraSchedule = CpuSchedule | 'gpu';
+export const CAMERA_SCHEDULES: readonly CameraSchedule[] = [...SCHEDULES, 'gpu'];
 
 export interface CameraVariant {
-  schedule: CpuSchedule;
+  schedule: CameraSchedule;
   boundary: Boundary;
+  /** `gpu` only: the runtime device, platform | (index << 4) (variants.ts); DEFAULT_GPU_DEVICE when omitted. */
+  device?: number;
   /** The tiled schedules only: the schedule's parameters instead of the named schedule's (`autoScheduleCamera` picks them); tiles of even width. */
   tuning?: Tuning;
 }
@@ -76,20 +82,27 @@ export function checkCameraParams(p: CameraParams): void {
 
 export function cameraExportName(v: CameraVariant): string {
   const t = v.tuning;
-  return `camera_${v.schedule}${t ? `_${t.at}${t.tileWidth}x${t.tileHeight}v${t.vectorBits}` : ''}_${v.boundary}`;
+  const device = v.schedule === 'gpu' ? `_d${v.device ?? DEFAULT_GPU_DEVICE}` : '';
+  return `camera_${v.schedule}${t ? `_${t.at}${t.tileWidth}x${t.tileHeight}v${t.vectorBits}` : ''}${device}_${v.boundary}`;
 }
 
 /** The exported entry of one variant: the u16 mosaic in, interleaved u8 RGB out. */
 function cameraEntry(v: CameraVariant): string {
-  if (!(SCHEDULES as readonly string[]).includes(v.schedule)) throw new Error(`the camera pipe runs on the CPU schedules (${SCHEDULES.join(', ')}), not ${v.schedule}`);
+  if (!CAMERA_SCHEDULES.includes(v.schedule)) throw new Error(`the camera pipe runs under ${CAMERA_SCHEDULES.join(', ')}, not ${v.schedule}`);
+  if (v.device !== undefined && v.schedule !== 'gpu') throw new Error(`only the gpu schedule runs on a device, not ${v.schedule}`);
   // The curved image is staged on whole cells: a tile starting at an odd pixel would split one.
   if (v.tuning && v.tuning.tileWidth % 2) throw new Error(`the camera pipe's tiles have an even width, not ${v.tuning.tileWidth}`);
-  const schedule = scheduleImpala({ pipeline: 'box3', schedule: v.schedule, boundary: v.boundary, type: 'i32', channels: 1, ...(v.tuning && { tuning: v.tuning }) }, CAMERA_LANES_512);
+  const schedule = scheduleImpala({ pipeline: 'box3', schedule: v.schedule, boundary: v.boundary, type: 'i32', channels: 1, ...(v.tuning && { tuning: v.tuning }), ...(v.device !== undefined && { device: v.device }) }, CAMERA_LANES_512);
+  const pipe = [
+    `camera_pipe(|x, y| inp(y * w + x) as i32, |x, y, c, v| out((y * w + x) * 3 + c) = v, w, h,`,
+    `            ${schedule}, ${BOUNDARY_IMPALA[v.boundary]}, outside, color_temp, gamma, contrast, sharpen, black, white)`,
+  ];
+  // On a GPU, the pipe runs on device copies: the mosaic copied in once, the RGB image back once.
+  const body = v.schedule === 'gpu' ? [`with_device_images[u16, u8](${v.device ?? DEFAULT_GPU_DEVICE}, inp, w * h, out, w * h * 3, |inp, out| {`, ...pipe.map((l) => `    ${l}`), `})`] : pipe;
   return [
     `extern fn ${cameraExportName(v)}(inp: &mut [u16], out: &mut [u8], w: i32, h: i32, outside: i32,`,
     `        color_temp: f32, gamma: f32, contrast: f32, sharpen: f32, black: i32, white: i32) -> () {`,
-    `    camera_pipe(|x, y| inp(y * w + x) as i32, |x, y, c, v| out((y * w + x) * 3 + c) = v, w, h,`,
-    `                ${schedule}, ${BOUNDARY_IMPALA[v.boundary]}, outside, color_temp, gamma, contrast, sharpen, black, white)`,
+    ...body.map((l) => `    ${l}`),
     `}`,
   ].join('\n');
 }

@@ -4,14 +4,15 @@ import { readFile, stat } from 'node:fs/promises';
 import { Command, Option } from 'commander';
 import sharp from 'sharp';
 import { AUTO_DESCRIPTION } from '../../../libs/image/autoschedule.ts';
-import { autoScheduleCamera, type CameraParams, type CameraVariant, checkCameraParams, checkMosaicSize, compileCameraKernel, type CpuSchedule, DEFAULT_CAMERA_PARAMS, type Mosaic, mosaicOf } from '../../../libs/image/camera.ts';
-import { BOUNDARIES, type Boundary, SCHEDULE_DESCRIPTIONS, SCHEDULES } from '../../../libs/image/variants.ts';
+import { autoScheduleCamera, type CameraParams, type CameraVariant, CAMERA_SCHEDULES, type CameraSchedule, checkCameraParams, checkMosaicSize, compileCameraKernel, DEFAULT_CAMERA_PARAMS, type Mosaic, mosaicOf } from '../../../libs/image/camera.ts';
+import { BOUNDARIES, type Boundary, SCHEDULE_DESCRIPTIONS } from '../../../libs/image/variants.ts';
+import { pickGpuDevice } from '../../../libs/shared/device.ts';
 import { during, finiteNumber, integerFrom, runCommand } from '../../shared/cli.ts';
 import { benchmark, imageOutput, MAX_BENCH_RUNS, readInput, writeImage } from '../../shared/image.ts';
 
 export async function main(argv: string[]): Promise<number> {
   const d = DEFAULT_CAMERA_PARAMS;
-  const width = Math.max(...SCHEDULES.map((s) => s.length));
+  const width = Math.max(...CAMERA_SCHEDULES.map((s) => s.length));
   const program = new Command('camera')
     .description("Develop a raw Bayer mosaic (GRBG, 16-bit samples) into an RGB image with the camera pipe of Halide's apps/camera_pipe: hot-pixel suppression, demosaicing, colour correction for a colour temperature, tone curve, sharpening.")
     .argument('<input>', 'the mosaic: a 16-bit gray PNG or TIFF, or with --width and --height a headerless file of little-endian 16-bit samples; with --from-photo an 8-bit photo to mosaic first')
@@ -26,7 +27,7 @@ export async function main(argv: string[]): Promise<number> {
     .option('--sharpen <s>', 'sharpening strength, 0 to 4 (steps of 1/32)', finiteNumber, d.sharpen)
     .option('--black-level <v>', 'raw value of black', integerFrom(0, 65534), d.blackLevel)
     .option('--white-level <v>', 'raw value of white (the brightest the sensor records)', integerFrom(1, 65535), d.whiteLevel)
-    .addOption(new Option('-s, --schedule <name>', 'loop schedule').choices([...SCHEDULES, 'auto']).default('opt'))
+    .addOption(new Option('-s, --schedule <name>', 'loop schedule').choices([...CAMERA_SCHEDULES, 'auto']).default('opt'))
     .option('--retune', 'with --schedule auto: search again instead of reusing the choice cached for this size class')
     .addOption(new Option('-b, --boundary <mode>', 'how each colour plane of the mosaic extends past its edges').choices(BOUNDARIES).default('clamp'))
     .option('--outside <v>', 'the raw value past the edges for --boundary const', integerFrom(0, 65535), 0)
@@ -34,7 +35,7 @@ export async function main(argv: string[]): Promise<number> {
     .addOption(new Option('--compare <reference>', "also run Halide's camera_pipe (its app schedule and the autoschedulers) on the mosaic, check the outputs agree and print the speed ratio").choices(['halide']))
     .addHelpText('after', [
       '',
-      `Schedules:\n${SCHEDULES.map((s) => `  ${s.padEnd(width)} ${SCHEDULE_DESCRIPTIONS[s]}`).join('\n')}\n  ${'auto'.padEnd(width)} ${AUTO_DESCRIPTION}`,
+      `Schedules:\n${CAMERA_SCHEDULES.map((s) => `  ${s.padEnd(width)} ${SCHEDULE_DESCRIPTIONS[s]}`).join('\n')}\n  ${'auto'.padEnd(width)} ${AUTO_DESCRIPTION}`,
       '',
       'Examples:',
       '  camera raw.png -o photo.jpg',
@@ -43,6 +44,7 @@ export async function main(argv: string[]): Promise<number> {
       '  camera --color-temp 5000 --contrast 30 --sharpen 2 raw.png -o photo.png',
       '  camera --schedule slide --bench 20 --compare halide raw.png -o photo.png',
       '  camera --schedule auto --bench 20 raw.png -o photo.png     # searches a schedule for this size class once, then reuses it',
+      '  camera --schedule gpu raw.png -o photo.png                 # on a GPU; ANYDSL_DEVICE=auto|cuda|opencl[:n] picks',
       '',
     ].join('\n'))
     .exitOverride()
@@ -50,7 +52,7 @@ export async function main(argv: string[]): Promise<number> {
   return runCommand('camera', program, argv, async () => {
     const opts = program.opts<{
       output: string; width?: number; height?: number; fromPhoto: boolean; saveMosaic?: string; colorTemp: number; gamma: number; contrast: number; sharpen: number;
-      blackLevel: number; whiteLevel: number; schedule: CpuSchedule | 'auto'; retune?: boolean; boundary: Boundary; outside: number; bench?: number; compare?: 'halide';
+      blackLevel: number; whiteLevel: number; schedule: CameraSchedule | 'auto'; retune?: boolean; boundary: Boundary; outside: number; bench?: number; compare?: 'halide';
     }>();
     const params: CameraParams = { colorTemp: opts.colorTemp, gamma: opts.gamma, contrast: opts.contrast, sharpen: opts.sharpen, blackLevel: opts.blackLevel, whiteLevel: opts.whiteLevel };
     checkCameraParams(params);
@@ -79,10 +81,14 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 /** The variant for --schedule: for `auto`, what the search picks (or cached) for the mosaic's size class, with its line. */
-async function cameraVariant(schedule: CpuSchedule | 'auto', boundary: Boundary, mosaic: Mosaic, retune: boolean): Promise<CameraVariant> {
+async function cameraVariant(schedule: CameraSchedule | 'auto', boundary: Boundary, mosaic: Mosaic, retune: boolean): Promise<CameraVariant> {
   if (schedule !== 'auto') {
     if (retune) throw new Error(`--retune searches the schedule again for --schedule auto; with --schedule ${schedule} there is nothing to search`);
-    return { schedule, boundary };
+    if (schedule !== 'gpu') return { schedule, boundary };
+    // The runtime's choice (ANYDSL_DEVICE), or one line saying what to install.
+    const gpu = await pickGpuDevice();
+    console.log(`device: ${gpu.name}`);
+    return { schedule, boundary, device: gpu.device };
   }
   const choice = await during('auto: searching schedules for the camera pipe', (show) => autoScheduleCamera(boundary, mosaic.width, mosaic.height, { retune, onProgress: show }));
   console.log(choice.summary);
