@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { compile, type SourceFile } from '@anydsl/compiler';
-import { checkGpuDeviceNumber, deviceRuntime } from '../shared/device.ts';
+import { checkGpuDeviceNumber, deviceRuntime, gpuPlatform } from '../shared/device.ts';
 import { librarySources as imageSources } from '../image/host.ts';
 import { DEFAULT_GPU_DEVICE } from '../image/variants.ts';
 
@@ -52,7 +52,6 @@ export function gpuDevice(v: MgVariant): number {
 
 /** The Impala expressions of the variant's stencil and transfer Stages. */
 function scheduleImpala(v: MgVariant): { stencil: string; transfer: string } {
-  const [platform, index] = [gpuDevice(v) & 15, gpuDevice(v) >> 4];
   switch (v.schedule) {
     case 'seq':
       return { stencil: 'seq_stages()', transfer: 'seq_stages()' };
@@ -61,9 +60,11 @@ function scheduleImpala(v: MgVariant): { stencil: string; transfer: string } {
     case 'vec':
       return { stencil: 'tiled(0, 8, par(0), combine_xy(vec(8), seq()))', transfer: 'tiled(0, 8, par(0), combine_xy(seq(), seq()))' };
     case 'gpu':
-      return { stencil: `gpu_stages(${platform}, ${index}, 32, 4)`, transfer: `gpu_stages(${platform}, ${index}, 32, 4)` };
-    case 'gpu_shared':
-      return { stencil: `gpu_shared_stages(${platform}, ${index}, 32, 8)`, transfer: `gpu_stages(${platform}, ${index}, 32, 4)` };
+    case 'gpu_shared': {
+      const { platform, index } = gpuPlatform(gpuDevice(v));
+      const blocks = `gpu_stages(${platform}, ${index}, 32, 4)`;
+      return { stencil: v.schedule === 'gpu' ? blocks : `gpu_shared_stages(${platform}, ${index}, 32, 8)`, transfer: blocks };
+    }
   }
 }
 
