@@ -62,10 +62,10 @@ describe('the cell counter', () => {
     expect(progress.done).toBeLessThanOrEqual(plannedCells(q.length, t.length, 'local', true));
   });
 
-  it('the wavefront counts whole diagonals of tiles', async () => {
-    // 3 × 3 tiles of 128 rows × 4096 columns, the last ones partial.
-    const q = seq(300);
-    const t = seq(9000);
+  it('the wavefront counts whole diagonals of tiles, on a worker thread too', async () => {
+    // 9 × 4 tiles of 128 rows × 4096 columns, the last ones partial; above the size that goes to a worker thread.
+    const q = seq(1100);
+    const t = seq(16000);
     const progress = new AlignProgress();
     const got = await aligners[1]!.scoreAsync(q, t, params(progress));
     expect(progress.done).toBe(q.length * t.length);
