@@ -111,6 +111,7 @@ export function buildCommand(): Command {
         '  align queries.fa proteome.fa.xz --mode local --matrix BLOSUM62 --score-only --format tsv',
         '  align a.fq.gz b.fq.gz --pairwise --format sam -o out.sam',
         '  align genome1.fa.gz genome2.fa.gz --score-only --bench 3',
+        '  nohup align genome1.fa genome2.fa --score-only --progress always 2> align.log &   (a progress line every 10 s in the log)',
         '  align genome1.fa genome2.fa --score-only --device cuda --bench 3   (GCUPS, kernel and copy time)',
         '  align a.fa b.fa --compare parasail',
         '',
