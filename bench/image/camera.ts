@@ -8,10 +8,12 @@
 // --image FILE. Ours runs under the schedules given (opt, slide and auto by default; auto is
 // the schedule search of `camera --schedule auto`, cached per size class), with the clamp
 // boundary (Halide's side extends each colour plane the same way).
-// Prints one table, the ratio taken against the fastest Halide; `camera --compare halide`
-// runs the same comparison on one mosaic.
+// Prints one table, the ratio taken against the fastest Halide; with --rounds R every side
+// runs R times in turn (each time --runs runs; Halide's compile is not timed), so that a burst
+// of load from other processes falls on all of them. `camera --compare halide` runs the same
+// comparison on one mosaic.
 //
-//   npx tsx bench/image/camera.ts [--size 2048 | --size 2592x1968] [--runs 5] [--image photo.jpg]... [--schedule opt,slide,auto] [--halide app,adams2019,li2018,mullapudi2016]
+//   npx tsx bench/image/camera.ts [--size 2048 | --size 2592x1968] [--runs 5] [--rounds 1] [--image photo.jpg]... [--schedule opt,slide,auto] [--halide app,adams2019,li2018,mullapudi2016]
 import { existsSync, statSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -117,6 +119,7 @@ async function main(): Promise<number> {
   const cli = benchArgs(import.meta.url, {
     size: { type: 'string', default: '2048' },
     runs: { type: 'string', default: '5' },
+    rounds: { type: 'string', default: '1' },
     image: { type: 'string', multiple: true, default: [] },
     schedule: { type: 'string', default: 'opt,slide,auto' },
     halide: { type: 'string', default: HALIDE_CAMERA_SCHEDULES.join(',') },
@@ -124,6 +127,8 @@ async function main(): Promise<number> {
   const dims = /^(\d+)(?:[x×](\d+))?$/.exec(cli.size);
   const [width, height] = dims ? [Number(dims[1]), Number(dims[2] ?? dims[1])] : [NaN, NaN];
   const runs = Number(cli.runs);
+  const rounds = Number(cli.rounds);
+  if (!Number.isInteger(rounds) || rounds < 1) throw new Error(`--rounds must be a positive integer, not ${cli.rounds}`);
   if (!(width >= 2 && height >= 2 && width % 2 === 0 && height % 2 === 0)) throw new Error(`--size must be N or W×H of even integers from 2, not ${cli.size}`);
   if (!Number.isInteger(runs) || runs < 1) throw new Error(`--runs must be a positive integer, not ${cli.runs}`);
   const schedules = cli.schedule.split(',') as (CpuSchedule | 'auto')[];
@@ -150,30 +155,40 @@ async function main(): Promise<number> {
   await prepareHalideCamera((step) => console.error(`bench/image camera: ${step}`));
   const p = DEFAULT_CAMERA_PARAMS;
   let failed = false;
-  console.log(`camera pipe, ${runs} runs per side (medians), ${os.cpus().length} cores; Halide compiled just in time for this CPU; parameters ${JSON.stringify(p)}`);
+  console.log(`camera pipe, ${runs} runs per side${rounds > 1 ? ` in each of ${rounds} rounds, the sides taking turns` : ''} (medians), ${os.cpus().length} cores, load ${os.loadavg()[0]!.toFixed(1)}; Halide compiled just in time for this CPU; parameters ${JSON.stringify(p)}`);
   for (const { label, mosaic } of inputs) {
     console.log(`\n${label}: mosaic ${mosaic.width}×${mosaic.height}`);
-    const rows: { side: string; ms: number; agreement: string }[] = [];
+    // Every side keeps all its times over the rounds; the sides take turns round by round.
+    const rows: { side: string; times: number[]; ms: number; agreement: string }[] = [
+      ...schedules.map((schedule) => ({ side: `ours (${schedule})`, times: [] as number[], ms: NaN, agreement: '' })),
+      ...halide.map((schedule) => ({ side: `Halide 14 (${TITLES[schedule]})`, times: [] as number[], ms: NaN, agreement: '' })),
+    ];
     let reference: Image | undefined;
-    for (const schedule of schedules) {
-      const kernel = kernels(variantsOf.get(mosaic)!.get(schedule)!);
-      const out = kernel.run(mosaic, p);
-      const times = await timeEach(runs, () => void kernel.run(mosaic, p, { output: out }));
-      reference ??= out;
-      const agreement = compareOutputs(out, reference);
-      failed ||= !agreement.ok;
-      rows.push({ side: `ours (${schedule})`, ms: median(times), agreement: schedule === schedules[0] ? '(the output compared)' : agreement.ok ? 'bit-exact' : `MISMATCH: ${agreement.detail}` });
-    }
-    for (const schedule of halide) {
-      try {
-        const run = await runHalideCamera(schedule, mosaic, p, runs);
-        const agreement = compareOutputs(run.output, reference!);
+    for (let round = 0; round < rounds; round++) {
+      for (const [i, schedule] of schedules.entries()) {
+        const kernel = kernels(variantsOf.get(mosaic)!.get(schedule)!);
+        const out = kernel.run(mosaic, p);
+        rows[i]!.times.push(...(await timeEach(runs, () => void kernel.run(mosaic, p, { output: out }))));
+        reference ??= out;
+        const agreement = compareOutputs(out, reference);
         failed ||= !agreement.ok;
-        rows.push({ side: `Halide 14 (${TITLES[schedule]})`, ms: run.medianMs, agreement: agreement.ok ? 'bit-exact' : `MISMATCH: ${agreement.detail}` });
-      } catch (e) {
-        rows.push({ side: `Halide 14 (${TITLES[schedule]})`, ms: NaN, agreement: `failed: ${(e as Error).message}` });
+        rows[i]!.agreement = schedule === schedules[0] ? '(the output compared)' : agreement.ok ? 'bit-exact' : `MISMATCH: ${agreement.detail}`;
+      }
+      for (const [j, schedule] of halide.entries()) {
+        const row = rows[schedules.length + j]!;
+        if (row.agreement.startsWith('failed')) continue;
+        try {
+          const run = await runHalideCamera(schedule, mosaic, p, runs);
+          const agreement = compareOutputs(run.output, reference!);
+          failed ||= !agreement.ok;
+          row.times.push(...run.times);
+          row.agreement = agreement.ok ? 'bit-exact' : `MISMATCH: ${agreement.detail}`;
+        } catch (e) {
+          row.agreement = `failed: ${(e as Error).message}`;
+        }
       }
     }
+    for (const r of rows) r.ms = r.times.length && !r.agreement.startsWith('failed') ? median(r.times) : NaN;
     const halideRows = rows.filter((r) => r.side.startsWith('Halide') && Number.isFinite(r.ms));
     const fastest = halideRows.length ? Math.min(...halideRows.map((r) => r.ms)) : NaN;
     const width = Math.max(...rows.map((r) => r.side.length));
