@@ -11,7 +11,7 @@ import { expectCloseImage, expectSameImage, randomImage, SIZES } from './support
 const INTEGER_CASES = [
   { pipeline: 'gauss5', type: 'i32', channels: 1 },
   { pipeline: 'gauss5', type: 'u8', channels: 3 },
-  { pipeline: 'unsharp', type: 'u8', channels: 1 },
+  { pipeline: 'unsharp', type: 'u8', channels: 3 },
   { pipeline: 'sobel', type: 'i32', channels: 2 },
 ] as const;
 const HARRIS_CASES = [
