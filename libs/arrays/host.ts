@@ -16,7 +16,7 @@ export const ARRAY_SCHEDULE_DESCRIPTIONS: Record<ArraySchedule, string> = {
   seq: 'one thread, plain loops',
   par: 'the outermost axis over all cores (TBB), inner axes sequential',
   vec: 'one thread, the innermost axis in SIMD lanes (512-bit vectorize)',
-  opt: 'the best there is: the outermost axis over all cores from 2^15 elements on (pde1: at every size), the innermost left to clang\'s vectoriser',
+  opt: 'the best there is: the outermost axis over all cores from 2^15 elements on, the innermost left to clang\'s vectoriser',
 };
 
 /**
@@ -112,13 +112,9 @@ export interface Pde1Runner {
 }
 
 function pde1Entry(schedule: ArraySchedule): string {
-  // PDE1's `opt` starts threads at every size: under opt_sched()'s grain (the sweeps compiled
-  // twice, with and without threads) partial evaluation runs past its budget since the
-  // innermost loops step through the indices (libs/arrays/README.md, Limits).
-  const sched = schedule === 'opt' ? 'sac::par_sched()' : scheduleImpala(schedule, 64);
   return [
     `extern fn pde1_${schedule}(u: &mut [f64], f: &[f64], n: i32, iterations: i32) -> () {`,
-    `    pde1_run(${sched}, sac::shape3(n, n, n), u, f, iterations)`,
+    `    pde1_run(${scheduleImpala(schedule, 64)}, sac::shape3(n, n, n), u, f, iterations)`,
     `}`,
   ].join('\n');
 }

@@ -25,6 +25,39 @@ export function foldBranch(world: World, u: Continuation): boolean {
   return true;
 }
 
+/**
+ * Whether `u` branches on a condition that still asks `?e` of a value evaluation has not
+ * made static yet. Such a `?` often becomes true a round later, once the call computing
+ * `e` is inlined; specialising the calls of both sides before that is work (and budget)
+ * spent on a side that then goes.
+ */
+export function branchesOnOpenKnown(u: Continuation): boolean {
+  const callee = u.callee;
+  return callee instanceof Continuation && callee.intrinsic === 'branch' && asksKnown(u.arg(1));
+}
+
+/** Whether a `known` primop is among the primops `root` is built from. */
+const asksKnownOf = new WeakMap<Def, boolean>();
+/** Memoised, iterative: conditions may hang off long primop chains (a counter decremented at every level). */
+function asksKnown(root: Def): boolean {
+  const stack: Def[] = [root];
+  while (stack.length) {
+    const d = stack[stack.length - 1]!;
+    if (!(d instanceof PrimOp)) {
+      asksKnownOf.set(d, false);
+    } else if (!asksKnownOf.has(d)) {
+      const missing = d.ops.filter((o) => !asksKnownOf.has(o));
+      if (missing.length) {
+        for (const o of missing) stack.push(o); // not push(...): a string literal has an op per byte
+        continue;
+      }
+      asksKnownOf.set(d, d.tag === 'known' || d.ops.some((o) => asksKnownOf.get(o)));
+    }
+    stack.pop();
+  }
+  return asksKnownOf.get(root)!;
+}
+
 /** Passes the return continuation of the call ending `u` past blocks that only forward; true when `u` changed. */
 export function resolveReturn(world: World, u: Continuation): boolean {
   const callee = u.callee;

@@ -32,7 +32,7 @@ import type { DiagnosticSink, Span } from '../syntax/diagnostics.ts';
 import { Closedness } from '../ir/closedness.ts';
 import { reachable } from '../ir/reachable.ts';
 import { jumpFolded, mangleWith, specialiseWith } from '../transform/mangle.ts';
-import { foldBranch, isPlainJump, jumpThrough, resolveReturn } from './control.ts';
+import { branchesOnOpenKnown, foldBranch, isPlainJump, jumpThrough, resolveReturn } from './control.ts';
 import { type Decision, type Facts, callTarget, decide } from './decide.ts';
 import { describe, paramName, spanText } from './describe.ts';
 import { type Recursion, nonStaticParams, recursion } from '../ir/higher-order.ts';
@@ -107,12 +107,22 @@ class Evaluator implements Facts {
       this.startRound();
       let changed = false;
       const walk = new Walk(this.world);
-      for (let u = walk.next(); u; u = walk.next()) {
+      // Branches on a `?` not decided yet (branchesOnOpenKnown): their sides are walked only
+      // once the rest of the round has changed nothing, so a `?` that the next round decides
+      // does not get both sides specialised first.
+      const held: Continuation[] = [];
+      for (let u = walk.next(); u || (!changed && held.length > 0); u = walk.next()) {
+        if (!u) {
+          for (const h of held.splice(0)) walk.leave(h);
+          continue;
+        }
         const outcome = this.visit(u);
         if (outcome === 'stopped') return false;
         if (outcome === 'changed') {
           changed = true;
           walk.again(u);
+        } else if (branchesOnOpenKnown(u)) {
+          held.push(u);
         } else {
           walk.leave(u);
           // A body evaluated down to a plain jump is passed on to its callers at once (see `jumpThrough`).
