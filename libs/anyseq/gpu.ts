@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { compile, type NativeFunction, type SourceFile } from '@anydsl/compiler';
-import { deviceRuntime, pickDeviceOrHost } from '../shared/device.ts';
+import { deviceRuntime, gpuPlatform, pickDeviceOrHost } from '../shared/device.ts';
 import { type AlignParams, check32Range, checkCodes, checkParams, gapExtend, gapOpen, librarySources, type PassResult } from './host.ts';
 import type { GapKind, SubstKind } from './kernels.ts';
 import type { Mode } from './scoring.ts';
@@ -29,12 +29,6 @@ export interface GpuKernel {
   device: number;
 }
 
-function gpuPlatform(device: number): { platform: 1 | 2; index: number } {
-  const platform = device & 15;
-  if (platform !== 1 && platform !== 2) throw new Error(`device ${device} is not a CUDA or OpenCL device`);
-  return { platform, index: device >> 4 };
-}
-
 function gpuKernelName(k: GpuKernel): string {
   const { platform, index } = gpuPlatform(k.device);
   return `gpu_${k.mode}_${k.gaps}_${k.substitution}_${platform === 1 ? 'cuda' : 'opencl'}${index}`;
@@ -42,9 +36,8 @@ function gpuKernelName(k: GpuKernel): string {
 
 /** The exported entry of a kernel (signature: gpu.impala's `run_pass_gpu`). */
 function gpuEntryFunction(k: GpuKernel, tiles: GpuTiles = GPU_TILES): string {
-  const { platform, index } = gpuPlatform(k.device);
+  const { platform, index, accelerator: acc } = gpuPlatform(k.device);
   if (tiles.block < 1 || (tiles.block & (tiles.block - 1)) !== 0) throw new Error(`the GPU block size must be a power of two, got ${tiles.block}`);
-  const acc = platform === 1 ? `nvvm_accelerator(${index})` : `opencl_accelerator(${index})`;
   const name = gpuKernelName(k);
   return [
     `extern fn ${name}(q: &[u8], nq: i32, t: &[u8], nt: i32, scores: &[i32], size: i32, open: i32, ext: i32, out: &mut [i32]) -> () {`,

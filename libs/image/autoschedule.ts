@@ -14,7 +14,7 @@ import path from 'node:path';
 import { cacheRoot, compilerVersion, hashValue } from '../../compiler/src/driver/cache.ts';
 import { median } from './bench.ts';
 import { compileKernels, librarySources } from './host.ts';
-import { type Image, makeImage } from './image.ts';
+import { type Image, randomImage } from './image.ts';
 import { exportName, HAND_TUNINGS, lanesIn512Bits, type Schedule, type Tuning, type Variant } from './variants.ts';
 
 /** The variant without its schedule: what the search picks a schedule for. */
@@ -174,13 +174,7 @@ async function writeChoice(file: string, choice: StoredChoice): Promise<void> {
 
 /** A synthetic input of the class: pseudo-random pixels (a fixed seed) of the base's type and channels. */
 export function syntheticImage(base: Unscheduled, cls: SizeClass): Image {
-  const img = makeImage(base.type, cls.width, cls.height, base.channels);
-  let state = 0x9e3779b9;
-  for (let i = 0; i < img.data.length; i++) {
-    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
-    img.data[i] = base.type === 'f32' ? state / 2 ** 32 : base.type === 'u8' ? state >>> 24 : (state >>> 16) - 32768;
-  }
-  return img;
+  return randomImage(base.type, cls.width, cls.height, base.channels, 0x9e3779b9);
 }
 
 /**

@@ -1,6 +1,7 @@
 // The choices a compiled image kernel is made of, and the Impala each choice stands for.
 // Everything here is static: the host writes it into the entry module, and partial
 // evaluation turns the combination into one specialised kernel.
+import { checkGpuDeviceNumber } from '../shared/device-number.ts';
 
 export const PIPELINES = ['box3', 'gauss5', 'sobel', 'unsharp', 'harris', 'gradient', 'heat', 'wave', 'bilateral', 'interpolate', 'local_laplacian'] as const;
 export type Pipeline = (typeof PIPELINES)[number];
@@ -95,8 +96,6 @@ function checkTuning(t: Tuning): void {
 
 /** OpenCL device 0: PoCL's CPU device on a machine without a GPU. */
 export const DEFAULT_GPU_DEVICE = 2;
-const CUDA_PLATFORM = 1;
-const OPENCL_PLATFORM = 2;
 
 /** heat runs this many diffusion steps and wave draws this frame unless a variant says otherwise. */
 export const DEFAULT_ITER = 10;
@@ -195,10 +194,7 @@ export function checkVariant(v: Variant): void {
   }
   if (v.device !== undefined) {
     if (!isGpuVariant(v)) throw new Error(`only GPU schedules run on a device, not ${v.schedule}`);
-    const platform = v.device & 15;
-    if (!Number.isInteger(v.device) || v.device < 0 || v.device >= 2 ** 31 || (platform !== CUDA_PLATFORM && platform !== OPENCL_PLATFORM)) {
-      throw new Error(`device ${v.device} is not a CUDA or OpenCL device (platform | (index << 4), platform 1 or 2)`);
-    }
+    checkGpuDeviceNumber(v.device);
   }
   if (isUnitPipeline(v.pipeline)) {
     if (v.type === 'i32') throw new Error(`${v.pipeline} computes in f32 on values from 0 to 1 and takes u8 or f32 images, not i32`);

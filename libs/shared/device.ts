@@ -8,6 +8,9 @@
 // holding nothing but the runtime.
 import koffi from 'koffi';
 import { compile } from '@anydsl/compiler';
+import { checkGpuDeviceNumber, gpuPlatform } from './device-number.ts';
+
+export { checkGpuDeviceNumber, gpuPlatform };
 
 /** The runtime functions of one loaded library. */
 export interface DeviceRuntime {
@@ -109,24 +112,4 @@ export async function pickGpuDevice(request?: string): Promise<GpuDevice> {
   if (choice.kind === 'gpu') return { device: choice.device, name: choice.name };
   const host = choice.noGpu === undefined ? `${named} names the host` : `there is none (${choice.noGpu})`;
   throw new Error(`the gpu schedule needs a CUDA or OpenCL device, and ${host}`);
-}
-
-/** Throws the line for a user when `device` is no CUDA or OpenCL runtime device number (platform | (index << 4), platform 1 or 2). */
-export function checkGpuDeviceNumber(device: number): void {
-  const platform = device & 15;
-  if (!Number.isInteger(device) || device < 0 || device >= 2 ** 31 || (platform !== 1 && platform !== 2)) {
-    throw new Error(`device ${device} is not a CUDA or OpenCL device (platform | (index << 4), platform 1 or 2)`);
-  }
-}
-
-/**
- * A CUDA or OpenCL runtime device number taken apart: its platform (1 CUDA, 2 OpenCL), its
- * index, and the prelude accelerator that compiles kernels for it (`nvvm_accelerator(0)`,
- * `opencl_accelerator(1)`). Throws checkGpuDeviceNumber's line for any other number.
- */
-export function gpuPlatform(device: number): { platform: 1 | 2; index: number; accelerator: string } {
-  checkGpuDeviceNumber(device);
-  const platform = (device & 15) as 1 | 2;
-  const index = device >> 4;
-  return { platform, index, accelerator: platform === 1 ? `nvvm_accelerator(${index})` : `opencl_accelerator(${index})` };
 }
