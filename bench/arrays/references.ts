@@ -14,6 +14,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { median } from '../../libs/image/bench.ts';
 import { buildExecutable, byFile, cacheDir, type DebianPackage, exec, installMissing, missingPackages, notInstalled } from '../shared/native.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -101,11 +102,6 @@ function decode(program: Program, input: LifeInput | Pde1Input | VcycleInput, fi
   const n = (input as VcycleInput).n;
   return { solution: all.slice(0, n * n), norms: [...all.slice(n * n)] };
 }
-
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
-};
 
 /** Runs `program` with `impl` `runs` times after a warm-up run on `input` (each run from the same input) and returns the last output and the times. */
 export async function runReference<P extends Program>(program: P, impl: Impl, input: InputOf<P>, runs = 1): Promise<ReferenceRun<P>> {
