@@ -4,7 +4,8 @@
 // compared bit for bit (every stage is integer; the tone curve is a table in f64 on both
 // sides). A raw mosaic is not a photo, so the input is the GRBG mosaic of a photo
 // (libs/image/camera.ts's mosaicOf): the bundled datasets/images/sample.png tiled to --size
-// (N for N × N, or W×H: 2592x1968 is the size of Halide's own camera_pipe test), and each
+// (N for N × N, or W×H: 2560x1920 is the output Halide's camera_pipe test develops from its
+// 2592×1968 raw; the app schedule takes widths that are multiples of 64 only), and each
 // --image FILE. Ours runs under the schedules given (opt, slide and auto by default; auto is
 // the schedule search of `camera --schedule auto`, cached per size class), with the clamp
 // boundary (Halide's side extends each colour plane the same way).
@@ -13,7 +14,7 @@
 // of load from other processes falls on all of them. `camera --compare halide` runs the same
 // comparison on one mosaic.
 //
-//   npx tsx bench/image/camera.ts [--size 2048 | --size 2592x1968] [--runs 5] [--rounds 1] [--image photo.jpg]... [--schedule opt,slide,auto] [--halide app,adams2019,li2018,mullapudi2016]
+//   npx tsx bench/image/camera.ts [--size 2048 | --size 2560x1920] [--runs 5] [--rounds 1] [--image photo.jpg]... [--schedule opt,slide,auto] [--halide app,adams2019,li2018,mullapudi2016]
 import { existsSync, statSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
