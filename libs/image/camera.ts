@@ -6,6 +6,7 @@
 import { fileURLToPath } from 'node:url';
 import { readFileSync } from 'node:fs';
 import { compile, type CompiledLibrary, type SourceFile } from '@anydsl/compiler';
+import { xorshift32 } from '../shared/random.ts';
 import { librarySources } from './host.ts';
 import { type Image, makeImage } from './image.ts';
 import { type AutoOptions, autoTune, scheduleFor, type TuningTarget } from './autoschedule.ts';
@@ -148,11 +149,8 @@ export async function compileCamera(variants: readonly CameraVariant[]): Promise
 
 /** A pseudo-random 10-bit mosaic (a fixed seed), the input the schedule search times. */
 function syntheticMosaic(width: number, height: number): Mosaic {
-  let state = 0x9e3779b9;
-  const data = new Uint16Array(width * height).map(() => {
-    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
-    return state >>> 22;
-  });
+  const next = xorshift32(0x9e3779b9);
+  const data = new Uint16Array(width * height).map(() => (next() * 2 ** 32) >>> 22);
   return { width, height, data };
 }
 
