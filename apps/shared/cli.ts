@@ -97,32 +97,44 @@ function amount(n: number): string {
 
 /**
  * Progress of long work that runs off the event loop (a native kernel on a worker thread),
- * read from `meter` on a timer: on a terminal one line redrawn twice a second and cleared at
- * the end (`label [bar] 42% 1.20 G of 2.86 G cells, 3.1 GCUPS, ETA 1m 05s`); with `always`
- * and stderr not a terminal, the same as a plain line every `everyMs` and one when it ends,
- * for a log. Stop it when the work ends.
+ * read from `meter` on a timer: on a terminal a cli-progress bar redrawn twice a second and
+ * cleared at the end (`label [bar] 42.0% 1.20 G of 2.86 G cells, 3.10 GCUPS, ETA 1m 05s`); with
+ * `always` and stderr not a terminal, the same as a plain line every `everyMs` and one when it
+ * ends, for a log (cli-progress's own non-terminal mode redraws a line at every tick with the
+ * terminal's cursor codes in mind, so the log lines are written here). Stop it when the work ends.
  */
 export function workProgress(label: string, meter: WorkMeter, when: ProgressWhen, everyMs = LOG_EVERY_MS): { stop(): void } {
   const tty = !!process.stderr.isTTY;
   if (when === 'never' || (!tty && when !== 'always')) return { stop() {} };
   const start = performance.now();
-  const line = (final: boolean) => {
+  const now = () => {
     const { done, total } = meter.read();
     const ms = performance.now() - start;
     const rate = ms > 0 ? (done * 1000) / ms : 0;
     const speed = `${(rate / meter.rate.per).toFixed(2)} ${meter.rate.name}`;
-    if (final) return `${label}: ${amount(done)}${meter.unit} in ${duration(ms)}, ${speed}`;
     const share = total > 0 ? Math.min(1, done / total) : 0;
     const eta = rate > 0 && total > done ? `ETA ${duration(((total - done) / rate) * 1000)}` : 'ETA –';
-    const bar = tty ? ` [${'█'.repeat(Math.round(share * 20)).padEnd(20, '░')}]` : '';
-    return `${label}${bar} ${(share * 100).toFixed(1)}% ${amount(done)}of ${amount(total)}${meter.unit}, ${speed}, ${eta}`;
+    return { share, status: `${(share * 100).toFixed(1)}% ${amount(done)}of ${amount(total)}${meter.unit}, ${speed}, ${eta}`, final: `${label}: ${amount(done)}${meter.unit} in ${duration(ms)}, ${speed}` };
   };
-  const draw = () => process.stderr.write(tty ? `\r${line(false)}\x1b[K` : `${line(false)}\n`);
-  const timer = setInterval(draw, tty ? 500 : everyMs);
+  if (tty) {
+    const bar = new cliProgress.SingleBar({ format: '{label} [{bar}] {status}', stream: process.stderr, barsize: 20, clearOnComplete: true });
+    bar.start(1, 0, { label, status: '' });
+    const timer = setInterval(() => {
+      const { share, status } = now();
+      bar.update(share, { status });
+    }, 500);
+    return {
+      stop() {
+        clearInterval(timer);
+        bar.stop();
+      },
+    };
+  }
+  const timer = setInterval(() => process.stderr.write(`${label} ${now().status}\n`), everyMs);
   return {
     stop() {
       clearInterval(timer);
-      process.stderr.write(tty ? '\r\x1b[K' : `${line(true)}\n`);
+      process.stderr.write(`${now().final}\n`);
     },
   };
 }
