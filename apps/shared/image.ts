@@ -146,7 +146,7 @@ export async function scheduledVariant(schedule: Schedule | 'auto', base: Omit<V
     if (retune) throw new Error(`--retune searches the schedule again for --schedule auto; with --schedule ${schedule} there is nothing to search`);
     return { ...base, schedule };
   }
-  const choice = await during(`auto: searching schedules for ${base.pipeline}`, (show) => autoSchedule(base, input.width, input.height, { retune, onProgress: show }));
+  const choice = await during(`auto: searching schedules for ${base.pipeline}`, (show) => autoSchedule(base, input.width, input.height, { retune, onProgress: show, input }));
   console.log(choice.summary);
   return choice.variant;
 }

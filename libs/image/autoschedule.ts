@@ -2,17 +2,19 @@
 // tile width and height, vector width) for one pipeline on this machine and one image size
 // class. It starts from the hand schedules, then searches locally around the best: each
 // round compiles the untried neighbours of the best in one batch (compiles are the cost)
-// and times them on a synthetic image of the class (medians of a few runs). The choice is
-// stored in the artifact cache under the key material the compile cache uses (compiler
-// version, library sources, CPU model) plus the pipeline, type, channels, boundary, size
-// class and core count, so a second run reuses it without searching. A pipeline with an entry
-// of its own (the camera pipe, camera.ts) is searched the same way through `autoTune`, with
-// its own compile and input (`TuningTarget`).
+// and times them, turn by turn, on the user's input (else a synthetic one of its size,
+// type and channels). Timing on a shared machine is noisy, so the search only proposes: a
+// final interleaved run of many rounds times the best hand schedules against the best
+// tunings found, and a tuning replaces the best hand schedule only when it is faster by a
+// clear margin there. The choice is stored in the artifact cache under the key material the
+// compile cache uses (compiler version, library sources, CPU model) plus the pipeline,
+// type, channels, boundary, size class and core count, so a second run reuses it without
+// searching. A pipeline with an entry of its own (the camera pipe, camera.ts) is searched
+// the same way through `autoTune`, with its own compile and input (`TuningTarget`).
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { cacheRoot, compilerVersion, hashValue } from '../../compiler/src/driver/cache.ts';
-import { median } from './bench.ts';
 import { compileKernels, librarySources } from './host.ts';
 import { type Image, randomImage } from './image.ts';
 import { exportName, HAND_TUNINGS, lanesIn512Bits, type Schedule, type Tuning, type Variant } from './variants.ts';
@@ -26,12 +28,12 @@ export interface SizeClass {
   height: number;
 }
 
-export interface AutoOptions {
+export interface AutoOptions<I = Image> {
   /** Search again even when a choice is cached. */
   retune?: boolean;
-  /** Seconds the search may take, compiles included; the hand schedules are always tried. */
+  /** Seconds the local search past the hand schedules may take, compiles included (checked between rounds); the hand schedules are always tried. */
   budgetSeconds?: number;
-  /** Timed runs per candidate (after one warm-up). */
+  /** Timed runs per candidate in each search round (after one warm-up); the final runs take three times as many. */
   runs?: number;
   /** The candidates to try instead of the hand schedules and the local search (tests). */
   candidates?: readonly Tuning[];
@@ -39,6 +41,11 @@ export interface AutoOptions {
   choicesDir?: string;
   /** Progress lines while searching. */
   onProgress?: (line: string) => void;
+  /**
+   * What the candidates are timed on: the user's own input (its size, channels and content
+   * are what the choice is for); a synthetic one of the width and height asked about otherwise.
+   */
+  input?: I;
 }
 
 /** What the search chose: the variant, a line for the user, and whether it came from the cache. */
@@ -50,16 +57,24 @@ export interface AutoChoice {
 
 /**
  * What the search tunes: a pipeline whose kernels are compiled from tunings and timed on an
- * input of the size class. `autoSchedule` makes the one of a `Variant`; a pipeline with an
- * entry of its own brings its own to `autoTune`.
+ * input (the user's, else a synthetic one of its size). `autoSchedule` makes the one of a
+ * `Variant`; a pipeline with an entry of its own brings its own to `autoTune`.
  */
 export interface TuningTarget {
   /** What the choice is cached under besides the compiler, the library, the size class and the machine (sources of its own included). */
   key: unknown;
   /** The lanes of its compute type in 512 bits (variants.ts lanesIn512Bits), for the summary. */
   lanes512: number;
-  /** Compiles the tunings as one batch; for each, its kernel's name and one run on an input of `cls` (warmed up). */
-  compile(tunings: readonly Tuning[], cls: SizeClass): Promise<{ name: string; run: () => void }[]>;
+  /** Its hand schedules that are points of the space, with the tunings it compiles them as: where the search starts, and what a tuning must beat. */
+  hands: HandTunings;
+  /** What the candidates run on, for the summary ("the 1920×1280 input", "a synthetic 1920×1280 image"). */
+  input: string;
+  /**
+   * Compiles the tunings as one batch; for each, its kernel's name and one run on the
+   * target's input (warmed up). All runs write one output, so that the candidates taking
+   * turns find the same data in cache as one kernel run again and again does.
+   */
+  compile(tunings: readonly Tuning[]): Promise<{ name: string; run: () => void }[]>;
 }
 
 /** The schedule and tuning `autoTune` chose (the schedule alone where that is a hand schedule), a line for the user, whether it came from the cache. */
@@ -74,18 +89,33 @@ export interface TunedChoice {
 interface StoredChoice {
   schedule: Schedule;
   tuning?: Tuning;
-  medianMs: number;
-  bestHand: { schedule: Schedule; medianMs: number } | undefined;
+  /** Its time in the final run (the lower quartile of its runs, `timeInTurns`). */
+  ms: number;
+  bestHand: { schedule: Schedule; ms: number } | undefined;
   searched: number;
   seconds: number;
   /** Why the search ended: the budget spent, no faster neighbour, or the candidates given. */
   stopped: string;
+  /** Why this one: the final run's verdict. */
+  why: string;
+  /** What the candidates ran on (TuningTarget.input). */
+  timedOn: string;
 }
 
 export const DEFAULT_BUDGET_SECONDS = 40;
 const DEFAULT_RUNS = 5;
 /** The gain over the best so far that moves the local search on. */
 const MIN_GAIN = 0.02;
+/** How much faster than the best hand schedule a tuning must be, twice, to replace it: more than the final run's noise on a loaded machine. */
+const MARGIN = 0.03;
+/** The tunings found besides the hand schedules that the final run times. */
+const CONTENDERS = 2;
+/** The final run: at least this many rounds, more while they take under FINAL_SECONDS, at most FINAL_MAX_ROUNDS. */
+const FINAL_MIN_ROUNDS = 15;
+const FINAL_SECONDS = 3;
+const FINAL_MAX_ROUNDS = 201;
+/** Bumped when the search changes what it would choose, so choices of an older search are not reused. */
+const SEARCH_VERSION = 2;
 const MIN_TILE = 8;
 const MAX_TILE = 2048;
 
@@ -95,30 +125,39 @@ export function sizeClass(width: number, height: number): SizeClass {
   return { width: up(width), height: up(height) };
 }
 
-/** The hand schedule with a tuning's parameters, if any. */
-function handScheduleOf(t: Tuning): Schedule | undefined {
-  return (Object.entries(HAND_TUNINGS) as [Schedule, Tuning][]).find(([, h]) => tuningKey(h) === tuningKey(t))?.[0];
+/** Hand schedules and the points of the tuning space they stand for. */
+export type HandTunings = Partial<Record<Schedule, Tuning>>;
+
+/** The hand schedule of `hands` with a tuning's parameters, if any. */
+function handScheduleOf(hands: HandTunings, t: Tuning): Schedule | undefined {
+  return (Object.entries(hands) as [Schedule, Tuning][]).find(([, h]) => tuningKey(h) === tuningKey(t))?.[0];
 }
 
 function tuningKey(t: Tuning): string {
   return `${t.at}:${t.tileWidth}x${t.tileHeight}:${t.vectorBits}`;
 }
 
-/** The schedule that runs `t`: the hand schedule itself where `t` is one (its kernel is the one the apps compile), else the tuning. */
-export function scheduleFor(t: Tuning): { schedule: Schedule; tuning?: Tuning } {
-  const hand = handScheduleOf(t);
+/** The schedule that runs `t`: the hand schedule itself where `t` is one of `hands` (its kernel is the one the apps compile), else the tuning. */
+export function scheduleFor(t: Tuning, hands: HandTunings): { schedule: Schedule; tuning?: Tuning } {
+  const hand = handScheduleOf(hands, t);
   if (hand) return { schedule: hand };
   return { schedule: t.at === 'root' ? 'vec' : t.at === 'tile' ? 'opt' : 'slide', tuning: t };
 }
 
-/** The variant that runs `t` (`scheduleFor`). */
-export function variantFor(base: Unscheduled, t: Tuning): Variant {
-  return { ...base, ...scheduleFor(t) };
+/** The hand schedules of `base`'s pipeline, with the tunings variants.ts compiles them as (one table for every pipeline today). */
+export function handsFor(base: Unscheduled): HandTunings {
+  void base;
+  return HAND_TUNINGS;
 }
 
-/** The vectorised hand schedules, where every search starts (the scalar `tile` is never ahead of `vec`). */
-function handStart(): Tuning[] {
-  return (['vec', 'opt', 'slide'] as const).map((s) => HAND_TUNINGS[s]!);
+/** The variant that runs `t` (`scheduleFor`). */
+export function variantFor(base: Unscheduled, t: Tuning): Variant {
+  return { ...base, ...scheduleFor(t, handsFor(base)) };
+}
+
+/** The vectorised hand schedules, where every search starts (a scalar one, `tile`, is never ahead of its vectorised twin). */
+function handStart(hands: HandTunings): [Schedule, Tuning][] {
+  return (Object.entries(hands) as [Schedule, Tuning][]).filter(([, t]) => t.vectorBits > 0);
 }
 
 /** The tunings one step from `t`: tile width and height halved and doubled, the vector width halved and doubled, the stages computed elsewhere. */
@@ -150,6 +189,7 @@ function choicePath(target: TuningTarget, cls: SizeClass, dir: string): string {
     compiler: compilerVersion(),
     library: librarySources().map((s) => s.text),
     variant: target.key,
+    search: SEARCH_VERSION,
     size: cls,
     cpu: os.cpus()[0]?.model ?? 'unknown',
     cores: os.availableParallelism(),
@@ -172,27 +212,37 @@ async function writeChoice(file: string, choice: StoredChoice): Promise<void> {
   await rename(scratch, file);
 }
 
-/** A synthetic input of the class: pseudo-random pixels (a fixed seed) of the base's type and channels. */
-export function syntheticImage(base: Unscheduled, cls: SizeClass): Image {
-  return randomImage(base.type, cls.width, cls.height, base.channels, 0x9e3779b9);
+/** A synthetic input: pseudo-random pixels (a fixed seed) of the base's type and channels. */
+export function syntheticImage(base: Unscheduled, width: number, height: number): Image {
+  return randomImage(base.type, width, height, base.channels, 0x9e3779b9);
 }
 
 /**
  * The schedule for `base` on images of `width` × `height`: the cached choice for their size
- * class, or the result of a search (then cached).
+ * class, or the result of a search (then cached) on `options.input`, else on a synthetic
+ * image of that size.
  */
 export async function autoSchedule(base: Unscheduled, width: number, height: number, options: AutoOptions = {}): Promise<AutoChoice> {
+  const given = options.input;
+  if (given && (given.type !== base.type || given.channels !== base.channels)) {
+    throw new Error(`the schedule search for ${base.type}×${base.channels} was given a ${given.type}×${given.channels} image to time on`);
+  }
+  let input: Image | undefined;
+  let output: Image | undefined;
   const target: TuningTarget = {
     key: { pipeline: base.pipeline, type: base.type, channels: base.channels, boundary: base.boundary, iter: base.iter ?? null },
     lanes512: lanesIn512Bits(base),
-    async compile(tunings, cls) {
-      const input = syntheticImage(base, cls);
+    hands: handsFor(base),
+    input: given ? `the ${given.width}×${given.height} input` : `a synthetic ${width}×${height} image`,
+    async compile(tunings) {
+      const img = (input ??= given ?? syntheticImage(base, width, height));
       const variants = tunings.map((t) => variantFor(base, t));
       const kernels = await compileKernels(variants);
       return variants.map((v) => {
         const kernel = kernels.kernel(v);
-        const output = kernel.run(input); // the warm-up
-        return { name: exportName(v), run: () => void kernel.run(input, { output }) };
+        output = kernel.run(img, output && { output }); // the warm-up
+        const out = output;
+        return { name: exportName(v), run: () => void kernel.run(img, { output: out }) };
       });
     },
   };
@@ -204,68 +254,94 @@ export async function autoSchedule(base: Unscheduled, width: number, height: num
  * The schedule for `target` on inputs of `width` × `height` (`what` names their kind in the
  * summary): the cached choice for their size class, or the result of a search (then cached).
  */
-export async function autoTune(target: TuningTarget, width: number, height: number, what: string, options: AutoOptions = {}): Promise<TunedChoice> {
+export async function autoTune(target: TuningTarget, width: number, height: number, what: string, options: AutoOptions<unknown> = {}): Promise<TunedChoice> {
   const cls = sizeClass(width, height);
   const classText = `${cls.width}×${cls.height} ${what}`;
   const file = choicePath(target, cls, options.choicesDir ?? path.join(cacheRoot(), 'schedules'));
   const stored = options.retune ? undefined : await readChoice(file);
   if (stored) {
-    return { schedule: stored.schedule, ...(stored.tuning && { tuning: stored.tuning }), reused: true, summary: `auto: ${describeChoice(stored, target)} (reused the choice cached for ${classText}: fastest of ${stored.searched} schedules timed in ${stored.seconds.toFixed(0)} s; --retune searches again)` };
+    return { schedule: stored.schedule, ...(stored.tuning && { tuning: stored.tuning }), reused: true, summary: `auto: ${describeChoice(stored, target)} (reused the choice cached for ${classText}: ${stored.why}; ${stored.searched} schedules timed on ${stored.timedOn} in ${stored.seconds.toFixed(0)} s; --retune searches again)` };
   }
-  const choice = await search(target, cls, options);
+  const choice = await search(target, options);
   await writeChoice(file, choice);
-  const versus = choice.bestHand ? `; ${(choice.bestHand.medianMs / choice.medianMs).toFixed(2)}× the best hand schedule ${choice.bestHand.schedule}` : '';
-  return { schedule: choice.schedule, ...(choice.tuning && { tuning: choice.tuning }), reused: false, summary: `auto: ${describeChoice(choice, target)} (fastest of ${choice.searched} schedules timed in ${choice.seconds.toFixed(0)} s, search ended by ${choice.stopped}${versus}; cached for ${classText})` };
+  return { schedule: choice.schedule, ...(choice.tuning && { tuning: choice.tuning }), reused: false, summary: `auto: ${describeChoice(choice, target)} (${choice.why}; ${choice.searched} schedules timed on ${choice.timedOn} in ${choice.seconds.toFixed(0)} s, search ended by ${choice.stopped}; cached for ${classText})` };
 }
 
 function describeChoice(choice: StoredChoice, target: TuningTarget): string {
-  const t = choice.tuning ?? HAND_TUNINGS[choice.schedule]!;
-  return `${describeTuning(t, target.lanes512)}${choice.tuning ? '' : ` (the hand schedule ${choice.schedule})`}, ${choice.medianMs.toFixed(2)} ms`;
+  const t = choice.tuning ?? target.hands[choice.schedule]!;
+  return `${describeTuning(t, target.lanes512)}${choice.tuning ? '' : ` (the hand schedule ${choice.schedule})`}, ${choice.ms.toFixed(2)} ms`;
 }
 
-/** Compiles and times candidates in batches until the local search ends or the budget is spent. */
-async function search(target: TuningTarget, cls: SizeClass, options: AutoOptions): Promise<StoredChoice> {
+interface Timed {
+  tuning: Tuning;
+  ms: number;
+}
+
+type Runner = { name: string; run: () => void };
+
+/**
+ * The time of each runner over `rounds` rounds in which they take turns, one run each, so
+ * that a burst of load from other processes slows all of them rather than one: the lower
+ * quartile of its runs. Load only ever adds time, and on a shared machine it adds a
+ * scheduler slice or more to a run of a millisecond now and then; the lower quartile keeps
+ * what the kernel itself takes where a median still jumps (Storm.jpg, gauss5 under opt
+ * against itself, 101 rounds at load 12: medians 0.76–1.12 apart, lower quartiles 0.95–1.05).
+ */
+function timeInTurns(runners: readonly Runner[], rounds: number): number[] {
+  const samples = runners.map(() => [] as number[]);
+  for (let r = 0; r < rounds; r++) {
+    for (const [i, runner] of runners.entries()) {
+      const t0 = performance.now();
+      runner.run();
+      samples[i]!.push(performance.now() - t0);
+    }
+  }
+  return samples.map(lowerQuartile);
+}
+
+function lowerQuartile(xs: readonly number[]): number {
+  const sorted = [...xs].sort((a, b) => a - b);
+  return sorted[Math.floor((sorted.length - 1) / 4)]!;
+}
+
+/**
+ * Compiles and times candidates in batches until the local search ends or the budget is
+ * spent, then decides between the best hand schedules and the best tunings found in a final
+ * run (`decide`).
+ */
+async function search(target: TuningTarget, options: AutoOptions<unknown>): Promise<StoredChoice> {
   const start = performance.now();
   const budgetMs = (options.budgetSeconds ?? DEFAULT_BUDGET_SECONDS) * 1000;
   const runs = options.runs ?? DEFAULT_RUNS;
-  const times = new Map<string, { tuning: Tuning; ms: number }>();
-  // Every compiled candidate stays loaded, so the best so far can run again beside the next batch.
-  const runners = new Map<string, { name: string; run: () => void }>();
-  const bestHandKey = () => [...times.entries()].filter(([, c]) => handScheduleOf(c.tuning)).sort((a, b) => a[1].ms - b[1].ms)[0]?.[0];
-  // Compiles the untried tunings of `batch` and times them beside the best so far and the
-  // best hand schedule, so that what is compared runs under the same load. A batch that
-  // fails to compile (a vector width the backend cannot take) counts as tried and slowest
-  // in the local search; the start batch must compile.
-  const timeBatch = async (batch: readonly Tuning[], mayFail = false) => {
+  const times = new Map<string, Timed>();
+  // Every compiled candidate stays loaded, so the best so far can run beside the next batch and all of them in the final run.
+  const runners = new Map<string, Runner>();
+  // Compiles the untried tunings of `batch` and times them beside `incumbent`, so that what
+  // the local search compares ran under the same load. A batch that fails to compile (a
+  // vector width the backend cannot take) counts as tried and slowest in the local search;
+  // the start batch must compile.
+  const timeBatch = async (batch: readonly Tuning[], incumbent?: Tuning) => {
     const fresh = batch.filter((t, i) => !times.has(tuningKey(t)) && batch.findIndex((u) => tuningKey(u) === tuningKey(t)) === i);
     if (fresh.length === 0) return;
     options.onProgress?.(`auto: compiling ${fresh.length} schedule(s)`);
     let compiled;
     try {
-      compiled = await target.compile(fresh, cls);
+      compiled = await target.compile(fresh);
     } catch (e) {
-      if (!mayFail) throw e;
+      if (!incumbent) throw e;
       for (const t of fresh) times.set(tuningKey(t), { tuning: t, ms: Infinity });
       options.onProgress?.(`auto: ${fresh.length} schedule(s) failed to compile: ${(e as Error).message.split('\n')[0]}`);
       return;
     }
     for (const [i, runner] of compiled.entries()) runners.set(tuningKey(fresh[i]!), runner);
-    const incumbents = times.size ? [tuningKey(bestOf(times).tuning), bestHandKey()!] : [];
-    const keys = [...new Set([...fresh.map(tuningKey), ...incumbents])];
-    const tunings = new Map([...fresh.map((t) => [tuningKey(t), t] as const), ...[...times.values()].map((c) => [tuningKey(c.tuning), c.tuning] as const)]);
-    // The candidates take turns, one run each per round, so that a burst of load from other processes slows all of them rather than one.
-    const samples = keys.map(() => [] as number[]);
-    for (let r = 0; r < runs; r++) {
-      for (const [i, key] of keys.entries()) {
-        const t0 = performance.now();
-        runners.get(key)!.run();
-        samples[i]!.push(performance.now() - t0);
-      }
-    }
-    for (const [i, key] of keys.entries()) {
-      const ms = median(samples[i]!);
-      times.set(key, { tuning: tunings.get(key)!, ms });
-      options.onProgress?.(`auto: ${runners.get(key)!.name} ${ms.toFixed(2)} ms`);
+    const tunings = [...fresh, ...(incumbent ? [incumbent] : [])];
+    const ms = timeInTurns(
+      tunings.map((t) => runners.get(tuningKey(t))!),
+      runs,
+    );
+    for (const [i, t] of tunings.entries()) {
+      times.set(tuningKey(t), { tuning: t, ms: ms[i]! });
+      options.onProgress?.(`auto: ${runners.get(tuningKey(t))!.name} ${ms[i]!.toFixed(2)} ms`);
     }
   };
   let stopped = 'the candidates given';
@@ -273,33 +349,97 @@ async function search(target: TuningTarget, cls: SizeClass, options: AutoOptions
     if (options.candidates.length === 0) throw new Error('the schedule search needs at least one candidate');
     await timeBatch(options.candidates);
   } else {
-    await timeBatch(handStart());
-    // Local search: the untried neighbours of the best so far, one batch per round.
+    await timeBatch(handStart(target.hands).map(([, t]) => t));
+    // The budget is the local search's: the hand schedules are always tried, however long
+    // they take to compile (a pipeline that compiles slowly on a loaded machine would
+    // otherwise never be searched past them). A round takes the untried neighbours of the
+    // current best, as many as the budget left is likely to compile and time at the cost per
+    // kernel so far (one at least), and moves to the fastest of them if it gains MIN_GAIN.
+    const searchStart = performance.now();
+    let spentMs = searchStart - start;
+    let kernels = times.size;
+    let current = bestOf(times).tuning;
     for (;;) {
-      if (performance.now() - start >= budgetMs) {
+      const leftMs = budgetMs - (performance.now() - searchStart);
+      if (leftMs <= 0) {
         stopped = `the budget of ${budgetMs / 1000} s spent`;
         break;
       }
-      const best = tuningKey(bestOf(times).tuning);
-      const next = neighbours(bestOf(times).tuning).filter((t) => !times.has(tuningKey(t)));
-      await timeBatch(next, true);
-      // A step within the noise of timing on a shared machine is no reason to go on.
-      if (bestOf(times).ms > times.get(best)!.ms * (1 - MIN_GAIN)) {
+      const untried = neighbours(current).filter((t) => !times.has(tuningKey(t)));
+      if (untried.length === 0) {
         stopped = `no neighbour faster by ${MIN_GAIN * 100}%`;
         break;
       }
+      const batch = untried.slice(0, Math.max(1, Math.floor(leftMs / (spentMs / kernels))));
+      const roundStart = performance.now();
+      await timeBatch(batch, current);
+      spentMs += performance.now() - roundStart;
+      kernels += batch.length;
+      // A step within the noise of timing on a shared machine is no reason to move.
+      const challenger = batch.map((t) => times.get(tuningKey(t))!).reduce((a, b) => (b.ms < a.ms ? b : a));
+      if (challenger.ms < times.get(tuningKey(current))!.ms * (1 - MIN_GAIN)) current = challenger.tuning;
     }
   }
-  const best = bestOf(times);
-  const hand = times.get(bestHandKey() ?? '');
-  const bestHand = hand && { schedule: handScheduleOf(hand.tuning)!, medianMs: hand.ms };
-  const chosen = scheduleFor(best.tuning);
-  return { schedule: chosen.schedule, tuning: chosen.tuning, medianMs: best.ms, bestHand, searched: times.size, seconds: (performance.now() - start) / 1000, stopped };
+  const decision = decide(times, runners, target, options);
+  const chosen = scheduleFor(decision.pick.tuning, target.hands);
+  return {
+    schedule: chosen.schedule,
+    tuning: chosen.tuning,
+    ms: decision.pick.ms,
+    bestHand: decision.hand && { schedule: handScheduleOf(target.hands, decision.hand.tuning)!, ms: decision.hand.ms },
+    searched: times.size,
+    seconds: (performance.now() - start) / 1000,
+    stopped,
+    why: decision.why,
+    timedOn: target.input,
+  };
 }
 
-function bestOf(times: Map<string, { tuning: Tuning; ms: number }>): { tuning: Tuning; ms: number } {
+/**
+ * The final run: the hand schedules tried and the CONTENDERS fastest other tunings, turn by
+ * turn for many rounds (a few seconds in all). The search's own times, of a few runs each
+ * and taken in different rounds under different load, only say what is worth this run. A
+ * tuning replaces the fastest hand schedule only when it is faster by MARGIN here and again
+ * in a second run of the two alone: a pick within the noise could lose to it in the user's
+ * next run.
+ */
+function decide(times: Map<string, Timed>, runners: Map<string, Runner>, target: TuningTarget, options: AutoOptions<unknown>): { pick: Timed; hand?: Timed; why: string } {
+  const tried = [...times.values()].filter((c) => Number.isFinite(c.ms));
+  const handOf = (t: Tuning) => handScheduleOf(target.hands, t);
+  const others = tried.filter((c) => !handOf(c.tuning)).sort((a, b) => a.ms - b.ms);
+  const finalists = [...tried.filter((c) => handOf(c.tuning)), ...others.slice(0, CONTENDERS)];
+  const roundMs = finalists.reduce((sum, c) => sum + c.ms, 0);
+  const rounds = options.runs ? 3 * options.runs : Math.min(FINAL_MAX_ROUNDS, Math.max(FINAL_MIN_ROUNDS, Math.ceil((FINAL_SECONDS * 1000) / roundMs)));
+  options.onProgress?.(`auto: final run, ${finalists.length} schedules turn by turn for ${rounds} rounds`);
+  const ms = timeInTurns(
+    finalists.map((c) => runners.get(tuningKey(c.tuning))!),
+    rounds,
+  );
+  const final = finalists.map((c, i) => ({ tuning: c.tuning, ms: ms[i]! })).sort((a, b) => a.ms - b.ms);
+  for (const c of final) options.onProgress?.(`auto: final ${runners.get(tuningKey(c.tuning))!.name} ${c.ms.toFixed(2)} ms`);
+  const hand = final.find((c) => handOf(c.tuning));
+  const tuned = final.find((c) => !handOf(c.tuning));
+  const run = `in a final run of ${rounds} rounds, turn by turn`;
+  if (!hand) return { pick: tuned!, why: `the fastest ${run}` };
+  const name = handOf(hand.tuning)!;
+  if (!tuned) return { pick: hand, hand, why: `the fastest hand schedule ${run}` };
+  const ratio = hand.ms / tuned.ms;
+  const found = `the best tuning found (${describeTuning(tuned.tuning, target.lanes512)})`;
+  if (tuned.ms >= hand.ms * (1 - MARGIN)) {
+    return { pick: hand, hand, why: `kept the fastest hand schedule: ${found} ran ${ratio.toFixed(2)}× its speed ${run}, not ${MARGIN * 100}% faster` };
+  }
+  options.onProgress?.(`auto: ${runners.get(tuningKey(tuned.tuning))!.name} against ${name} again, ${rounds} rounds`);
+  const [tunedMs, handMs] = timeInTurns([runners.get(tuningKey(tuned.tuning))!, runners.get(tuningKey(hand.tuning))!], rounds) as [number, number];
+  const again = handMs / tunedMs;
+  if (tunedMs >= handMs * (1 - MARGIN)) {
+    return { pick: hand, hand: { tuning: hand.tuning, ms: handMs }, why: `kept the fastest hand schedule: ${found} ran ${ratio.toFixed(2)}× its speed ${run}, but ${again.toFixed(2)}× in a second run of the two, not ${MARGIN * 100}% faster` };
+  }
+  return { pick: { tuning: tuned.tuning, ms: tunedMs }, hand: { tuning: hand.tuning, ms: handMs }, why: `${ratio.toFixed(2)}× the speed of the fastest hand schedule, ${name}, ${run}, and ${again.toFixed(2)}× in a second run of the two` };
+}
+
+function bestOf(times: Map<string, Timed>): Timed {
   return [...times.values()].reduce((a, b) => (b.ms < a.ms ? b : a));
 }
 
 /** What `--schedule auto` does, for the apps' help. */
-export const AUTO_DESCRIPTION = `searches tile sizes, vector width and where stages are computed for the image's size class on this machine: the hand schedules vec, opt and slide, then around the best while a budget of ${DEFAULT_BUDGET_SECONDS} s of compiling and timing lasts; the choice is cached with the compiled kernels (--retune searches again)`;
+export const AUTO_DESCRIPTION = `searches tile sizes, vector width and where stages are computed for the image's size class on this machine, timing on the image itself: the hand schedules ${handStart(HAND_TUNINGS).map(([s]) => s).join(', ')}, then around the best while a budget of ${DEFAULT_BUDGET_SECONDS} s of compiling and timing lasts; a tuning replaces the fastest hand schedule only when it is ${MARGIN * 100}% faster in two final runs, turn by turn; the choice is cached with the compiled kernels (--retune searches again)`;

@@ -2,7 +2,7 @@
 // pipe's parameters, and its kernels, one per schedule (a CPU schedule, a tuning, or `gpu`
 // on a runtime device) and boundary mode,
 // compiled with the library through the artifact cache; `--schedule auto` for the pipe
-// (`autoScheduleCamera`, the tuning search of autoschedule.ts on a mosaic of the size class).
+// (`autoScheduleCamera`, the tuning search of autoschedule.ts, timed on the mosaic developed).
 import { fileURLToPath } from 'node:url';
 import { readFileSync } from 'node:fs';
 import { compile, type CompiledLibrary, type SourceFile } from '@anydsl/compiler';
@@ -10,7 +10,7 @@ import { xorshift32 } from '../shared/random.ts';
 import { librarySources } from './host.ts';
 import { type Image, makeImage } from './image.ts';
 import { type AutoOptions, autoTune, scheduleFor, type TuningTarget } from './autoschedule.ts';
-import { type Boundary, BOUNDARY_IMPALA, DEFAULT_GPU_DEVICE, SCHEDULES, scheduleImpala, type Tuning } from './variants.ts';
+import { type Boundary, BOUNDARY_IMPALA, DEFAULT_GPU_DEVICE, HAND_TUNINGS, SCHEDULES, scheduleImpala, type Tuning } from './variants.ts';
 
 /** A raw mosaic: w × h samples of 16 bits, GRBG (row 0: G R G R …, row 1: B G B G …). */
 export interface Mosaic {
@@ -147,7 +147,7 @@ export async function compileCamera(variants: readonly CameraVariant[]): Promise
   };
 }
 
-/** A pseudo-random 10-bit mosaic (a fixed seed), the input the schedule search times. */
+/** A pseudo-random 10-bit mosaic (a fixed seed), the input the schedule search times when it is given none. */
 function syntheticMosaic(width: number, height: number): Mosaic {
   const next = xorshift32(0x9e3779b9);
   const data = new Uint16Array(width * height).map(() => (next() * 2 ** 32) >>> 22);
@@ -159,19 +159,25 @@ function syntheticMosaic(width: number, height: number): Mosaic {
  * under `boundary` (the tuning search of autoschedule.ts, cached per size class), and the
  * line saying what it picked.
  */
-export async function autoScheduleCamera(boundary: Boundary, width: number, height: number, options: AutoOptions = {}): Promise<{ variant: CameraVariant; summary: string; reused: boolean }> {
+export async function autoScheduleCamera(boundary: Boundary, width: number, height: number, options: AutoOptions<Mosaic> = {}): Promise<{ variant: CameraVariant; summary: string; reused: boolean }> {
   const source = readFileSync(fileURLToPath(new URL('camera.impala', import.meta.url)), 'utf8');
+  const given = options.input;
+  let mosaic: Mosaic | undefined;
+  let output: Image | undefined;
   const target: TuningTarget = {
     key: { pipeline: 'camera', boundary, source },
     lanes512: CAMERA_LANES_512,
-    async compile(tunings, cls) {
-      const mosaic = syntheticMosaic(cls.width, cls.height);
-      const variants = tunings.map((t) => ({ ...scheduleFor(t), boundary }) as CameraVariant);
+    hands: HAND_TUNINGS,
+    input: given ? `the ${given.width}×${given.height} mosaic` : `a synthetic ${width}×${height} mosaic`,
+    async compile(tunings) {
+      const input = (mosaic ??= given ?? syntheticMosaic(width, height));
+      const variants = tunings.map((t) => ({ ...scheduleFor(t, HAND_TUNINGS), boundary }) as CameraVariant);
       const kernels = await compileCamera(variants);
       return variants.map((v) => {
         const kernel = kernels(v);
-        const output = kernel.run(mosaic); // the warm-up
-        return { name: cameraExportName(v), run: () => void kernel.run(mosaic, DEFAULT_CAMERA_PARAMS, { output }) };
+        output = kernel.run(input, DEFAULT_CAMERA_PARAMS, output && { output }); // the warm-up
+        const out = output;
+        return { name: cameraExportName(v), run: () => void kernel.run(input, DEFAULT_CAMERA_PARAMS, { output: out }) };
       });
     },
   };

@@ -2,11 +2,13 @@
 // computes, and a second call reuses the cached choice. The candidates are injected (the
 // hand schedule opt and one tuning of our own) so the test does not depend on timings: the
 // search compiles them in one module, which the check below compiles again from the cache.
+// The search's walk and its verdict run on a target of fake kernels that spin for a time
+// set by their tuning, far enough apart that load on the machine cannot reorder them.
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { autoSchedule, neighbours, sizeClass, type Unscheduled, variantFor } from '../../libs/image/autoschedule.ts';
+import { autoSchedule, autoTune, neighbours, sizeClass, type TuningTarget, type Unscheduled, variantFor } from '../../libs/image/autoschedule.ts';
 import { compileKernels } from '../../libs/image/host.ts';
 import { checkVariant, exportName, HAND_TUNINGS, type Tuning, type Variant } from '../../libs/image/variants.ts';
 import { expectCloseImage, expectSameImage, randomImage, SIZES } from './support.ts';
@@ -40,9 +42,10 @@ describe.each(CASES)('auto on $base.pipeline $base.type', ({ base, tuning }) => 
   it('picks a schedule whose output is opt\'s at every size, and reuses it from the cache', async () => {
     const opt: Variant = { ...base, schedule: 'opt' };
     const candidates = [HAND_TUNINGS.opt!, tuning];
-    const first = await autoSchedule(base, 64, 48, { retune: true, candidates, runs: 1, choicesDir });
+    const input = randomImage(base.type, 64, 48, base.channels, 5);
+    const first = await autoSchedule(base, 64, 48, { retune: true, candidates, runs: 1, choicesDir, input });
     expect(first.reused).toBe(false);
-    expect(first.summary).toMatch(/^auto: .* \(fastest of 2 schedules timed in \d+ s, search ended by the candidates given; [\d.]+× the best hand schedule opt; cached for 64×64 u8×3\)$/);
+    expect(first.summary).toMatch(/^auto: .*, [\d.]+ ms \((kept the fastest hand schedule: .*|[\d.]+× the speed of the fastest hand schedule, opt, .*); 2 schedules timed on the 64×48 input in \d+ s, search ended by the candidates given; cached for 64×64 u8×3\)$/);
     const candidateVariants = candidates.map((t) => variantFor(base, t));
     expect(candidateVariants.map(exportName)).toContain(exportName(first.variant));
     const again = await autoSchedule(base, 60, 33, { choicesDir });
@@ -65,4 +68,43 @@ describe.each(CASES)('auto on $base.pipeline $base.type', ({ base, tuning }) => 
       }
     }
   }, 600_000);
+});
+
+/** A kernel that takes `ms` milliseconds of this thread. */
+function spin(ms: number): void {
+  const end = performance.now() + ms;
+  while (performance.now() < end);
+}
+
+/** A target whose kernels spin for `cost(tuning)` ms: the search without compiles. */
+function fakeTarget(name: string, cost: (t: Tuning) => number): TuningTarget {
+  return {
+    key: { fake: name },
+    lanes512: 16,
+    hands: HAND_TUNINGS,
+    input: 'nothing',
+    compile: async (tunings) => tunings.map((t) => ({ name: JSON.stringify(t), run: () => spin(cost(t)) })),
+  };
+}
+
+describe('the search', () => {
+  it('walks from the hand schedules to the fastest tuning around them', async () => {
+    // A bowl around 128 × 8 tiles computed per tile with 1024-bit vectors: every step towards it 25% faster or more.
+    const steps = (t: Tuning) => Math.abs(Math.log2((t.tileWidth || 4096) / 128)) + Math.abs(Math.log2(t.tileHeight / 8)) + Math.abs(Math.log2(t.vectorBits / 1024)) + (t.at === 'tile' ? 0 : 2);
+    const best: Tuning = { at: 'tile', tileWidth: 128, tileHeight: 8, vectorBits: 1024 };
+    const choice = await autoTune(fakeTarget('bowl', (t) => 0.4 * (1 + steps(t))), 100, 100, 'fake', { retune: true, choicesDir, runs: 5, budgetSeconds: 60 });
+    expect(choice.tuning).toEqual(best);
+    expect(choice.summary).toMatch(/× the speed of the fastest hand schedule, opt, in a final run of \d+ rounds, turn by turn, and [\d.]+× in a second run of the two; \d+ schedules timed on nothing in \d+ s, search ended by no neighbour faster by 2%; cached for 128×128 fake\)$/);
+  });
+
+  it('keeps the fastest hand schedule unless a tuning beats it clearly', async () => {
+    const tuned: Tuning = { at: 'tile', tileWidth: 64, tileHeight: 8, vectorBits: 256 };
+    const candidates = [HAND_TUNINGS.vec!, HAND_TUNINGS.slide!, tuned];
+    const slower = await autoTune(fakeTarget('slower', (t) => (t === tuned ? 2 : t === HAND_TUNINGS.slide ? 0.5 : 1)), 10, 10, 'fake', { retune: true, choicesDir, runs: 5, candidates });
+    expect(slower).toMatchObject({ schedule: 'slide', reused: false });
+    expect(slower.tuning).toBeUndefined();
+    expect(slower.summary).toMatch(/^auto: strips of 32 rows, 16 lanes, stages slid row by row \(the hand schedule slide\), [\d.]+ ms \(kept the fastest hand schedule: the best tuning found \(tile 64×8, 8 lanes, stages per tile\) ran 0\.\d+× its speed in a final run of 15 rounds, turn by turn, not 3% faster; 3 schedules/);
+    const faster = await autoTune(fakeTarget('faster', (t) => (t === tuned ? 0.25 : 1)), 10, 10, 'fake', { retune: true, choicesDir, runs: 5, candidates });
+    expect(faster).toMatchObject({ schedule: 'opt', tuning: tuned });
+  });
 });

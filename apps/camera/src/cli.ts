@@ -90,7 +90,7 @@ async function cameraVariant(schedule: CameraSchedule | 'auto', boundary: Bounda
     console.log(`device: ${gpu.name}`);
     return { schedule, boundary, device: gpu.device };
   }
-  const choice = await during('auto: searching schedules for the camera pipe', (show) => autoScheduleCamera(boundary, mosaic.width, mosaic.height, { retune, onProgress: show }));
+  const choice = await during('auto: searching schedules for the camera pipe', (show) => autoScheduleCamera(boundary, mosaic.width, mosaic.height, { retune, onProgress: show, input: mosaic }));
   console.log(choice.summary);
   return choice.variant;
 }
