@@ -275,7 +275,7 @@ async function main(): Promise<number> {
       const autoRow: Row = { ...base, side: 'ours', schedule: 'auto' };
       rows.push(autoRow);
       try {
-        const choice = await autoSchedule({ pipeline: variant.pipeline, boundary: variant.boundary, type: variant.type, channels: variant.channels }, w, h, { onProgress: (l) => console.error(`bench/image: ${l}`) });
+        const choice = await autoSchedule({ pipeline: variant.pipeline, boundary: variant.boundary, type: variant.type, channels: variant.channels }, w, h, { onProgress: (l) => console.error(`bench/image: ${l}`), input: image });
         note(c, choice.summary);
         const ak = exportName(choice.variant) === exportName(variant) ? k : await compileKernel(choice.variant);
         const autoOutput = ak.run(image);
