@@ -1,5 +1,6 @@
 #include "anydsl_runtime.h"
 
+#include <algorithm>
 #include <mutex>
 #include <system_error>
 #include <thread>
@@ -13,15 +14,28 @@
 #include <tbb/parallel_for.h>
 #include <tbb/task_arena.h>
 
+// Chunks per thread of a parallel loop. A chunk is one call of the body, which no other
+// thread can take over once it runs, and TBB lets idle threads take only chunks waiting in a
+// task pool. The auto-partitioner queues a few large pieces and cuts each further only in
+// its running owner's private pool: a thread that loses its core to another process keeps
+// that share (a quarter of the loop on two threads) until it runs again, and the loop waits.
+// The simple partitioner queues every piece it splits off, down to the grain: with 8 chunks
+// per thread the others take over all but the one chunk the stalled thread is running.
+static constexpr int32_t CHUNKS_PER_THREAD = 8;
+
 extern "C" void anydsl_parallel_for(int32_t num_threads, int32_t lower, int32_t upper, void* args,
                                     void (*fn)(void*, int32_t, int32_t)) {
     if (num_threads < 0) anydsl_fatal("parallel: negative thread count %d", num_threads);
     if (lower >= upper) return;
-    // The body is compiled code taking whole sub-ranges, so TBB's auto-partitioner can
-    // hand it chunks as large as load balance allows and the loop inside stays vectorisable.
+    // The body is compiled code taking whole sub-ranges, so a chunk is one call and the loop
+    // inside stays vectorisable. The simple partitioner splits down to the grain size and
+    // puts every half it splits off in the task pool, where any idle thread takes it.
     auto run = [=] {
-        tbb::parallel_for(tbb::blocked_range<int32_t>(lower, upper),
-                          [=](const tbb::blocked_range<int32_t>& r) { fn(args, r.begin(), r.end()); });
+        int64_t chunks = int64_t(tbb::this_task_arena::max_concurrency()) * CHUNKS_PER_THREAD;
+        int64_t grain = std::max<int64_t>(1, (int64_t(upper) - lower + chunks - 1) / chunks);
+        tbb::parallel_for(tbb::blocked_range<int32_t>(lower, upper, size_t(grain)),
+                          [=](const tbb::blocked_range<int32_t>& r) { fn(args, r.begin(), r.end()); },
+                          tbb::simple_partitioner());
     };
     if (num_threads == 0) {
         run();
