@@ -138,14 +138,14 @@ async function main(): Promise<number> {
   for (const s of halide) if (!(HALIDE_CAMERA_SCHEDULES as readonly string[]).includes(s)) throw new Error(`--halide: ${s} is not one of ${HALIDE_CAMERA_SCHEDULES.join(', ')}`);
   const inputs: { label: string; mosaic: Mosaic }[] = [{ label: `sample.png tiled to ${width}×${height}`, mosaic: mosaicOf(await tiledSample(width, height)) }];
   for (const file of cli.image) inputs.push({ label: path.basename(file), mosaic: mosaicOf(await readImage(file)) });
-  // auto: the search's choice for each input's size class (searched once per class, then cached).
+  // auto: the search's choice for each input, timed on that input (searched once per size class, then cached).
   const variantsOf = new Map<Mosaic, Map<string, CameraVariant>>();
   for (const { mosaic } of inputs) {
     const chosen = new Map<string, CameraVariant>();
     for (const schedule of schedules) {
       if (schedule !== 'auto') chosen.set(schedule, { schedule, boundary: 'clamp' });
       else {
-        const choice = await autoScheduleCamera('clamp', mosaic.width, mosaic.height, { onProgress: (l) => console.error(`bench/image camera: ${l}`) });
+        const choice = await autoScheduleCamera('clamp', mosaic.width, mosaic.height, { onProgress: (l) => console.error(`bench/image camera: ${l}`), input: mosaic });
         console.error(`bench/image camera: ${mosaic.width}×${mosaic.height}: ${choice.summary}`);
         chosen.set(schedule, choice.variant);
       }
