@@ -26,12 +26,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { fetchPhotos } from '../../datasets/images/fetch-photos.ts';
-import { autoSchedule } from '../../libs/image/autoschedule.ts';
+import { autoSchedule, describeTuning } from '../../libs/image/autoschedule.ts';
 import { median, timeEach } from '../../libs/image/bench.ts';
 import { compileKernel, type Kernel } from '../../libs/image/host.ts';
 import { convertImage, type Image, makeImage } from '../../libs/image/image.ts';
 import { readImage } from '../../libs/image/io.ts';
-import { entryFunction, exportName, isInterleavedPipeline, type Pipeline, type Variant } from '../../libs/image/variants.ts';
+import { entryFunction, exportName, handTuning, isInterleavedPipeline, lanesIn512Bits, type Pipeline, type Variant } from '../../libs/image/variants.ts';
 import { xorshift32 } from '../../libs/shared/random.ts';
 import {
   type Agreement,
@@ -174,10 +174,12 @@ async function withBusyCore<T>(work: () => Promise<T>): Promise<T> {
 /** Ours' schedule spelt out for the notes, with the lanes its entry function has (variants.ts picks them per kernel). */
 function oursScheduleNote(v: Variant): string {
   const lanes = Number(/vec\((\d+)\)/.exec(entryFunction(v))![1]);
+  const t = handTuning(v.pipeline, v.schedule)!;
+  const tiles = t.tileWidth > 0 ? `${t.tileWidth} × ${t.tileHeight} tiles` : `strips of ${t.tileHeight} whole rows`;
   const channels = isInterleavedPipeline(v.pipeline)
-    ? 'the interleaved channels as one plane (tiles of 512 elements of a row, contiguous vector loads and stores)'
+    ? 'the interleaved channels as one plane (a tile width counts elements of the interleaved row; contiguous vector loads and stores)'
     : 'channels of a row of tiles one after another';
-  return `opt: 512 × 32 tiles, ${lanes}-lane vectorize (${512 / lanes}-bit arithmetic), rows of tiles in parallel (TBB), ${channels}; a stage feeding a stencil computed per tile on the tile grown by the stencil`;
+  return `opt: ${tiles}, ${lanes}-lane vectorize (${512 / lanes}-bit arithmetic), rows of tiles in parallel (TBB), ${channels}; a stage feeding a stencil computed per tile on the tile grown by the stencil`;
 }
 
 interface Measurement {
@@ -199,6 +201,8 @@ interface Row {
   agreement?: Agreement;
   /** Why there is no measurement. */
   missing?: string;
+  /** Ours: the schedule's parameters, for the bandwidth lines. */
+  tuning?: string;
   fastestHalide?: boolean;
 }
 
@@ -269,7 +273,7 @@ async function main(): Promise<number> {
       const k = kernel;
       const output = k.run(image);
       note(c, `ours ${oursScheduleNote(variant)}`);
-      const ours: Row = { ...base, side: 'ours', schedule: 'opt', m: await measure(() => timeEach(runs, () => k.run(image, { output }))) };
+      const ours: Row = { ...base, side: 'ours', schedule: 'opt', tuning: describeTuning(handTuning(variant.pipeline, 'opt')!, lanesIn512Bits(variant)), m: await measure(() => timeEach(runs, () => k.run(image, { output }))) };
       rows.push(ours);
       // --schedule auto: the search's choice for this size class (cached after its first search), checked against opt's output.
       const autoRow: Row = { ...base, side: 'ours', schedule: 'auto' };
@@ -277,6 +281,7 @@ async function main(): Promise<number> {
       try {
         const choice = await autoSchedule({ pipeline: variant.pipeline, boundary: variant.boundary, type: variant.type, channels: variant.channels }, w, h, { onProgress: (l) => console.error(`bench/image: ${l}`), input: image });
         note(c, choice.summary);
+        autoRow.tuning = describeTuning(choice.variant.tuning ?? handTuning(variant.pipeline, choice.variant.schedule)!, lanesIn512Bits(variant));
         const ak = exportName(choice.variant) === exportName(variant) ? k : await compileKernel(choice.variant);
         const autoOutput = ak.run(image);
         autoRow.agreement = compareOutputs(output, autoOutput);
@@ -342,7 +347,7 @@ async function main(): Promise<number> {
   console.log(`memcpy (all cores, ${(bytes / 2 ** 20).toFixed(0)} MiB, blur i32's traffic on ${inputLabel(bwInput)}): ${memcpyGBs.toFixed(1)} GB/s read+written`);
   const blurRows = rows.filter((r) => r.input === inputLabel(bwInput) && r.pipeline === CASES[1]!.label && r.type === 'i32' && r.m);
   const gbs = (r: Row) => `${((2 * bytes) / (r.m!.medianMs * 1e6)).toFixed(1)} GB/s (${((100 * (2 * bytes)) / (r.m!.medianMs * 1e6) / memcpyGBs).toFixed(0)}% of memcpy)`;
-  for (const r of blurRows.filter((r) => r.side === 'ours' || r.fastestHalide)) console.log(`blur i32 moves 8 bytes per element: ${r.side} ${r.schedule} ${gbs(r)}`);
+  for (const r of blurRows.filter((r) => r.side === 'ours' || r.fastestHalide)) console.log(`blur i32 moves 8 bytes per element: ${r.side} ${r.schedule}${r.tuning ? ` (${r.tuning})` : ''} ${gbs(r)}`);
   for (const a of about.values()) console.log(`reference: ${a}`);
   for (const [name, why] of skipped) console.log(`reference: ${REFERENCE_TITLES[name]} skipped: ${why}`);
   console.log('Halide kernels and what the autoschedulers chose: .cache/bench/image/halide-*/ (one .txt per kernel)');
