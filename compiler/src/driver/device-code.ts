@@ -1,7 +1,7 @@
 // Device code: after the last pass, the kernels that transform/kernels.ts extracted are
 // compiled per target and embedded in the host module. NVVM kernels become LLVM IR for
 // NVPTX (backend/nvvm.ts), linked with the CUDA toolkit's libdevice where its math is
-// needed and found, and PTX through llc-19 for `sm_90` (the newest architecture
+// needed and found, optimised by opt-19 -O3, and PTX through llc-19 for `sm_90` (the newest architecture
 // LLVM 19 and CUDA 12+ share; the CUDA driver JIT-compiles PTX for the device present),
 // which ptxas assembles at build time when it is on the PATH, so a kernel the GPU would
 // reject is a compile error here and not a failure at run time. OpenCL kernels become
@@ -111,8 +111,11 @@ export function findLibdevice(): string | null {
 
 /**
  * PTX of NVVM IR, from llc-19, after linking the libdevice functions it calls (llvm-link-19
- * beside llc); what llc refuses (math NVPTX has no instruction for, without libdevice) is a
- * located error.
+ * beside llc) and LLVM's -O3 pipeline (opt-19 beside llc): llc only generates code, so
+ * without opt every call the backend emits stays a PTX call (the work-item queries and
+ * boundary index helpers in every kernel's innermost code: 756 call sites in box3's two
+ * CUDA variants), nothing is inlined, and loops are neither unrolled nor hoisted. What
+ * llc refuses (math NVPTX has no instruction for, without libdevice) is a located error.
  */
 function ptxOf(llvm: string, libdevice: string | null, span: Span | null): string {
   const llc = findToolchain().llc;
@@ -122,14 +125,20 @@ function ptxOf(llvm: string, libdevice: string | null, span: Span | null): strin
     writeFileSync(input, llvm);
     if (libdevice && llvm.includes('@__nv_')) {
       const linked = path.join(dir, 'linked.bc');
-      const link = [path.join(path.dirname(llc), 'llvm-link-19'), path.join(path.dirname(llc), 'llvm-link')].find((f) => existsSync(f)) ?? 'llvm-link-19';
-      tool(link, ['--only-needed', '--suppress-warnings', input, libdevice, '-o', linked], span);
+      tool(beside(llc, 'llvm-link'), ['--only-needed', '--suppress-warnings', input, libdevice, '-o', linked], span);
       input = linked;
     }
-    return tool(llc, ['-mtriple=nvptx64-nvidia-cuda', `-mcpu=${PTX_ARCH}`, '-O3', '-o', '-', input], span);
+    const optimized = path.join(dir, 'optimized.bc');
+    tool(beside(llc, 'opt'), ['-mtriple=nvptx64-nvidia-cuda', `-mcpu=${PTX_ARCH}`, '-O3', input, '-o', optimized], span);
+    return tool(llc, ['-mtriple=nvptx64-nvidia-cuda', `-mcpu=${PTX_ARCH}`, '-O3', '-o', '-', optimized], span);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** The LLVM 19 tool `name` in llc's directory (versioned or not), else `<name>-19` from the PATH. */
+function beside(llc: string, name: string): string {
+  return [path.join(path.dirname(llc), `${name}-19`), path.join(path.dirname(llc), name)].find((f) => existsSync(f)) ?? `${name}-19`;
 }
 
 /** Runs an LLVM tool on the kernels' code; its failure is a located error naming it. */
