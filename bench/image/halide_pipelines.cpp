@@ -12,7 +12,7 @@
 // f32 (harris: u8 or f32 gray; the ports of Halide's apps: u8 or f32, interpolate on 2 or 4 channels);
 // schedule: app (the schedule of Halide's own app for the pipeline), adams2019, li2018,
 // mullapudi2016 (the autoschedulers Debian ships; the image size is their estimate, cores and
-// LLC their machine parameters), same (libs/image's `opt`: 512 × 32 tiles; not for the ports of
+// LLC their machine parameters), same (libs/image's `opt`: 512 × 32 tiles, box3 strips of 32 rows; not for the ports of
 // Halide's apps, whose `opt` is level by level in our own way). Prints the target
 // and, for an autoscheduler, the schedule it chose.
 //
@@ -213,7 +213,7 @@ void app_harris(Stages &st, const Spec &s) {
     st.ix.compute_with(st.iy, x);
 }
 
-// libs/image's `opt`: 512 × 32 tiles, rows of tiles in parallel, the channels of a row of
+// libs/image's `opt`: 512 × 32 tiles (box3: strips of 32 whole rows), rows of tiles in parallel, the channels of a row of
 // tiles one after another, 16 lanes (32 in 16-bit arithmetic); the stage a stencil reads
 // computed per tile on the tile grown by the stencil (Harris from u8: its gray too, as ours'
 // harris_staged). Edge tiles are cut short, as ours: x is split into vectors first (the last
@@ -232,6 +232,20 @@ void same_as_ours(Stages &st, const Spec &s) {
             .parallel(yo);
     };
     st.out.bound(c, 0, out_channels(s));
+    if (s.pipeline == "box3") {
+        // box3's `opt` is strips of TILE_H whole rows (no tiles across x).
+        auto strips = [&](Stage f, TailStrategy vectors) {
+            f.split(x, xo, xv, v, vectors)
+                .split(y, yo, yi, TILE_H, TailStrategy::GuardWithIf)
+                .reorder(xv, xo, yi, c, yo)
+                .vectorize(xv)
+                .parallel(yo);
+        };
+        strips(st.out.specialize(st.out.output_buffer().width() >= v), TailStrategy::ShiftInwards);
+        strips(st.out, TailStrategy::GuardWithIf);
+        if (st.first.defined()) st.first.compute_at(st.out, c).vectorize(x, v);
+        return;
+    }
     tiles(st.out.specialize(st.out.output_buffer().width() >= v), TailStrategy::ShiftInwards);
     tiles(st.out, TailStrategy::GuardWithIf);
     if (st.first.defined()) st.first.compute_at(st.out, xo).vectorize(x, v);
