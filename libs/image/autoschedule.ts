@@ -17,7 +17,7 @@ import path from 'node:path';
 import { cacheRoot, compilerVersion, hashValue } from '../../compiler/src/driver/cache.ts';
 import { compileKernels, librarySources } from './host.ts';
 import { type Image, randomImage } from './image.ts';
-import { exportName, HAND_TUNINGS, lanesIn512Bits, type Schedule, type Tuning, type Variant } from './variants.ts';
+import { exportName, HAND_TUNINGS, handTuning, lanesIn512Bits, type Schedule, type Tuning, type Variant } from './variants.ts';
 
 /** The variant without its schedule: what the search picks a schedule for. */
 export type Unscheduled = Omit<Variant, 'schedule' | 'tuning' | 'device'>;
@@ -110,6 +110,8 @@ const MIN_GAIN = 0.02;
 const MARGIN = 0.03;
 /** The tunings found besides the hand schedules that the final run times. */
 const CONTENDERS = 2;
+/** The hand schedules the final run times: those within this factor of the fastest in the search. */
+const FINALIST_BEHIND = 2;
 /** The final run: at least this many rounds, more while they take under FINAL_SECONDS, at most FINAL_MAX_ROUNDS. */
 const FINAL_MIN_ROUNDS = 15;
 const FINAL_SECONDS = 3;
@@ -144,10 +146,9 @@ export function scheduleFor(t: Tuning, hands: HandTunings): { schedule: Schedule
   return { schedule: t.at === 'root' ? 'vec' : t.at === 'tile' ? 'opt' : 'slide', tuning: t };
 }
 
-/** The hand schedules of `base`'s pipeline, with the tunings variants.ts compiles them as (one table for every pipeline today). */
+/** The hand schedules of `base`'s pipeline, with the tunings variants.ts compiles them as (`handTuning`). */
 export function handsFor(base: Unscheduled): HandTunings {
-  void base;
-  return HAND_TUNINGS;
+  return Object.fromEntries((Object.keys(HAND_TUNINGS) as Schedule[]).map((s) => [s, handTuning(base.pipeline, s)!]));
 }
 
 /** The variant that runs `t` (`scheduleFor`). */
@@ -396,20 +397,26 @@ async function search(target: TuningTarget, options: AutoOptions<unknown>): Prom
 }
 
 /**
- * The final run: the hand schedules tried and the CONTENDERS fastest other tunings, turn by
- * turn for many rounds (a few seconds in all). The search's own times, of a few runs each
- * and taken in different rounds under different load, only say what is worth this run. A
+ * The final run: the hand schedules tried (all but those FINALIST_BEHIND times slower than the
+ * fastest) and the CONTENDERS fastest other tunings, turn by turn for many rounds (a few
+ * seconds in all). The search's own times, of a few runs each and taken in different rounds
+ * under different load, only say what is worth this run. A
  * tuning replaces the fastest hand schedule only when it is faster by MARGIN here and again
- * in a second run of the two alone: a pick within the noise could lose to it in the user's
- * next run.
+ * in a second run of the two alone (as many seconds, so more rounds): a pick within the
+ * noise could lose to it in the user's next run.
  */
 function decide(times: Map<string, Timed>, runners: Map<string, Runner>, target: TuningTarget, options: AutoOptions<unknown>): { pick: Timed; hand?: Timed; why: string } {
   const tried = [...times.values()].filter((c) => Number.isFinite(c.ms));
   const handOf = (t: Tuning) => handScheduleOf(target.hands, t);
   const others = tried.filter((c) => !handOf(c.tuning)).sort((a, b) => a.ms - b.ms);
-  const finalists = [...tried.filter((c) => handOf(c.tuning)), ...others.slice(0, CONTENDERS)];
-  const roundMs = finalists.reduce((sum, c) => sum + c.ms, 0);
-  const rounds = options.runs ? 3 * options.runs : Math.min(FINAL_MAX_ROUNDS, Math.max(FINAL_MIN_ROUNDS, Math.ceil((FINAL_SECONDS * 1000) / roundMs)));
+  // A hand schedule far behind the fastest one in the search (vec's whole-image temporaries on a
+  // pipeline with stages) only takes rounds from the ones that decide.
+  const hands = tried.filter((c) => handOf(c.tuning));
+  const fastestHand = Math.min(...hands.map((c) => c.ms));
+  const finalists = [...hands.filter((c) => c.ms <= FINALIST_BEHIND * fastestHand), ...others.slice(0, CONTENDERS)];
+  // As many rounds as fit in FINAL_SECONDS at the times so far, within FINAL_MIN_ROUNDS … FINAL_MAX_ROUNDS.
+  const roundsOf = (cs: readonly Timed[]) => (options.runs ? 3 * options.runs : Math.min(FINAL_MAX_ROUNDS, Math.max(FINAL_MIN_ROUNDS, Math.ceil((FINAL_SECONDS * 1000) / cs.reduce((sum, c) => sum + c.ms, 0)))));
+  const rounds = roundsOf(finalists);
   options.onProgress?.(`auto: final run, ${finalists.length} schedules turn by turn for ${rounds} rounds`);
   const ms = timeInTurns(
     finalists.map((c) => runners.get(tuningKey(c.tuning))!),
@@ -428,13 +435,14 @@ function decide(times: Map<string, Timed>, runners: Map<string, Runner>, target:
   if (tuned.ms >= hand.ms * (1 - MARGIN)) {
     return { pick: hand, hand, why: `kept the fastest hand schedule: ${found} ran ${ratio.toFixed(2)}× its speed ${run}, not ${MARGIN * 100}% faster` };
   }
-  options.onProgress?.(`auto: ${runners.get(tuningKey(tuned.tuning))!.name} against ${name} again, ${rounds} rounds`);
-  const [tunedMs, handMs] = timeInTurns([runners.get(tuningKey(tuned.tuning))!, runners.get(tuningKey(hand.tuning))!], rounds) as [number, number];
+  const pairRounds = roundsOf([tuned, hand]);
+  options.onProgress?.(`auto: ${runners.get(tuningKey(tuned.tuning))!.name} against ${name} again, ${pairRounds} rounds`);
+  const [tunedMs, handMs] = timeInTurns([runners.get(tuningKey(tuned.tuning))!, runners.get(tuningKey(hand.tuning))!], pairRounds) as [number, number];
   const again = handMs / tunedMs;
   if (tunedMs >= handMs * (1 - MARGIN)) {
-    return { pick: hand, hand: { tuning: hand.tuning, ms: handMs }, why: `kept the fastest hand schedule: ${found} ran ${ratio.toFixed(2)}× its speed ${run}, but ${again.toFixed(2)}× in a second run of the two, not ${MARGIN * 100}% faster` };
+    return { pick: hand, hand: { tuning: hand.tuning, ms: handMs }, why: `kept the fastest hand schedule: ${found} ran ${ratio.toFixed(2)}× its speed ${run}, but ${again.toFixed(2)}× in a second run of the two alone (${pairRounds} rounds), not ${MARGIN * 100}% faster` };
   }
-  return { pick: { tuning: tuned.tuning, ms: tunedMs }, hand: { tuning: hand.tuning, ms: handMs }, why: `${ratio.toFixed(2)}× the speed of the fastest hand schedule, ${name}, ${run}, and ${again.toFixed(2)}× in a second run of the two` };
+  return { pick: { tuning: tuned.tuning, ms: tunedMs }, hand: { tuning: hand.tuning, ms: handMs }, why: `${ratio.toFixed(2)}× the speed of the fastest hand schedule, ${name}, ${run}, and ${again.toFixed(2)}× in a second run of the two alone (${pairRounds} rounds)` };
 }
 
 function bestOf(times: Map<string, Timed>): Timed {
