@@ -93,7 +93,9 @@ function cameraEntry(v: CameraVariant): string {
   if (v.device !== undefined && v.schedule !== 'gpu') throw new Error(`only the gpu schedule runs on a device, not ${v.schedule}`);
   // The curved image is staged on whole cells: a tile starting at an odd pixel would split one.
   if (v.tuning && v.tuning.tileWidth % 2) throw new Error(`the camera pipe's tiles have an even width, not ${v.tuning.tileWidth}`);
-  const schedule = scheduleImpala({ pipeline: 'box3', schedule: v.schedule, boundary: v.boundary, type: 'i32', channels: 1, ...(v.tuning && { tuning: v.tuning }), ...(v.device !== undefined && { device: v.device }) }, CAMERA_LANES_512);
+  // The Stages of the schedule through a stand-in variant; its hand schedules are the common ones (HAND_TUNINGS), not the stand-in pipeline's own (handTuning).
+  const tuning = v.tuning ?? HAND_TUNINGS[v.schedule];
+  const schedule = scheduleImpala({ pipeline: 'box3', schedule: v.schedule, boundary: v.boundary, type: 'i32', channels: 1, ...(tuning && { tuning }), ...(v.device !== undefined && { device: v.device }) }, CAMERA_LANES_512);
   const pipe = [
     `camera_pipe(|x, y| inp(y * w + x) as i32, |x, y, c, v| out((y * w + x) * 3 + c) = v, w, h,`,
     `            ${schedule}, ${BOUNDARY_IMPALA[v.boundary]}, outside, color_temp, gamma, contrast, sharpen, black, white)`,
