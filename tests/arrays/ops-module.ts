@@ -12,6 +12,9 @@ const PER_RANK: Record<string, string> = {
   genarray_opt: `sac::store(sac::par_vec_sched(16), sac::genarray(s, 7, two_parts(s, x, p)), out); 0`,
   genarray_tiled: `sac::store(sac::tiled(sac::par_vec_sched(16), 3), sac::genarray(s, 7, two_parts(s, x, p)), out); 0`,
   modarray: `sac::store(sac::vec_sched(8), sac::modarray(x, two_parts(s, x, p)), out); 0`,
+  // The same two parts with step 3 on every axis, known statically, written in place by
+  // update (from rank 3 on, rows in blocks of the step; p's steps are not read).
+  update_step3: `sac::store(sac::seq_sched(), sac::constant(s, 7), out); sac::update(sac::par_sched(), s, out, two_parts_step(s, x, p, 3)); 0`,
   fold: `sac::fold(|acc: i32, v: i32| acc * 31 + v, 1, two_parts(s, x, p))`,
   reshape: `sac::store(sac::seq_sched(), sac::reshape(sac::Shape { rank: R, ext: sac::ix_gen(R, |d| ext(R - 1 - d)) }, x), out); 0`,
   cat: `sac::store(sac::seq_sched(), sac::cat(p(0), x, sac::view(sac::shape_of(R, &p(1) as &[i32]), b)), out); 0`,
@@ -51,6 +54,12 @@ fn @test_gen(r: i32, p: &[i32], o: i32) -> sac::Gen {
 
 fn @two_parts(s: sac::Shape, x: sac::Arr[i32], p: &[i32]) -> sac::With[i32] {
     sac::also(sac::part(test_gen(s.rank, p, 0), |iv| sac::sel(iv, x) * 3 + iv(0)), test_gen(s.rank, p, 18), |iv| sac::offset(s, iv) - 5)
+}
+
+// two_parts with the step of both generators fixed to the given one on every axis.
+fn @two_parts_step(s: sac::Shape, x: sac::Arr[i32], p: &[i32], step: i32) -> sac::With[i32] {
+    let g = @|o: i32| { let t = test_gen(s.rank, p, o); sac::gen_step(t, sac::ix_fill(s.rank, step), ix(p, o + 12)) };
+    sac::also(sac::part(g(0), |iv| sac::sel(iv, x) * 3 + iv(0)), g(18), |iv| sac::offset(s, iv) - 5)
 }
 
 fn @chain3(s: sac::Shape, x: sac::Arr[i32], p: &[i32], sched: sac::Sched, tmp: &mut [i32], unfused: bool) -> sac::Arr[i32] {

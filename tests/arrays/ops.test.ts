@@ -107,6 +107,18 @@ describe('with-loops against the reference', () => {
     });
   }
 
+  it('update: two parts with the same step known statically (3), bounds and widths at run time', () => {
+    fc.assert(
+      fc.property(withLoopCase, ([shape, g1, g2, seed]) => {
+        const a = arrayOf(shape, seed);
+        const step3 = (g: ref.Generator_): ref.Generator_ => ({ ...g, step: g.step.map(() => 3) });
+        const expected = ref.withLoop(shape, () => 7, twoParts(a, step3(g1.g), step3(g2.g)));
+        expect(call('update_step3', shape.length, { a, p: [...g1.params, ...g2.params], outLength: ref.size(shape) }).out).toEqual(expected.data);
+      }),
+      { numRuns: RUNS },
+    );
+  });
+
   it('fold: a non-commutative operator over two parts, in order', () => {
     fc.assert(
       fc.property(withLoopCase, ([shape, g1, g2, seed]) => {
