@@ -111,7 +111,7 @@ const MARGIN = 0.03;
 /** The tunings found besides the hand schedules that the final run times. */
 const CONTENDERS = 2;
 /** The hand schedules the final run times: those within this factor of the fastest in the search. */
-const FINALIST_BEHIND = 2;
+const FINALIST_BEHIND = 4;
 /** The final run: at least this many rounds, more while they take under FINAL_SECONDS, at most FINAL_MAX_ROUNDS. */
 const FINAL_MIN_ROUNDS = 15;
 const FINAL_SECONDS = 3;
