@@ -180,7 +180,7 @@ export function neighbours(t: Tuning): Tuning[] {
 export function describeTuning(t: Tuning, lanes512: number): string {
   const lanes = t.vectorBits === 0 ? 'scalar' : `${(lanes512 * t.vectorBits) / 512} lanes`;
   const where = t.at === 'root' ? 'stages for the whole image first' : t.at === 'tile' ? 'stages per tile' : 'stages slid row by row';
-  const tiles = t.at === 'row' ? `strips of ${t.tileHeight} rows` : `tile ${t.tileWidth}×${t.tileHeight}`;
+  const tiles = t.at === 'row' || t.tileWidth === 0 ? `strips of ${t.tileHeight} rows` : `tile ${t.tileWidth}×${t.tileHeight}`;
   return `${tiles}, ${lanes}, ${where}`;
 }
 
