@@ -4,7 +4,7 @@
 // published by an atomic rename so parallel builds (vitest workers) never see half a file.
 // With an empty cache its compile (threads.cpp on TBB takes seconds) runs while the
 // compiler works on the program: startRuntimeBuild returns once clang has started.
-import { readdir, readFile, rm, stat } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { cacheRoot, hashValue, makeScratchDir, publishFile, repoRoot } from './cache.ts';
 import { findToolchain, runTool, ToolFailure, TOOLCHAIN_PACKAGES, type RuntimeLink, type Toolchain } from './toolchain.ts';
@@ -83,11 +83,16 @@ async function ensureObject(object: string, sources: RuntimeSource[], toolchain:
   if (await exists(object)) return;
   const scratch = await makeScratchDir(path.dirname(object));
   try {
+    // The texts that were hashed are compiled, not the files on disk: a source edited between
+    // the read and the compile would otherwise put old code under the new text's key.
+    const copies = path.join(scratch, 'src');
+    await mkdir(copies);
+    await Promise.all(sources.map(({ name, text }) => writeFile(path.join(copies, name), text)));
     const units = sources.filter((s) => !s.name.endsWith('.h'));
     const compiles = units.map(({ name }) => {
       const out = path.join(scratch, `${name}.o`);
       const flags = name.endsWith('.cpp') ? CXX_FLAGS : C_FLAGS;
-      return runTool(toolchain.clang, [...flags, '-c', path.join(runtimeSourceDir, name), '-o', out]).then(() => out);
+      return runTool(toolchain.clang, [...flags, '-c', path.join(copies, name), '-o', out]).then(() => out);
     });
     started();
     const objects = await Promise.all(compiles);
