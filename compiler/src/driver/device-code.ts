@@ -16,7 +16,7 @@ import { accessSync, constants, existsSync, mkdtempSync, readdirSync, rmSync, wr
 import os from 'node:os';
 import path from 'node:path';
 import { BackendError } from '../backend/errors.ts';
-import { emitNVVM } from '../backend/nvvm.ts';
+import { emitNVVM, NVPTX_TRIPLE } from '../backend/nvvm.ts';
 import { emitOpenCL } from '../backend/opencl.ts';
 import type { Continuation } from '../ir/defs.ts';
 import type { World } from '../ir/world.ts';
@@ -129,8 +129,10 @@ function ptxOf(llvm: string, libdevice: string | null, span: Span | null): strin
       input = linked;
     }
     const optimized = path.join(dir, 'optimized.bc');
-    tool(beside(llc, 'opt'), ['-mtriple=nvptx64-nvidia-cuda', `-mcpu=${PTX_ARCH}`, '-O3', input, '-o', optimized], span);
-    return tool(llc, ['-mtriple=nvptx64-nvidia-cuda', `-mcpu=${PTX_ARCH}`, '-O3', '-o', '-', optimized], span);
+    // opt and llc optimise for the same target: the device's triple and architecture.
+    const target = [`-mtriple=${NVPTX_TRIPLE}`, `-mcpu=${PTX_ARCH}`, '-O3'];
+    tool(beside(llc, 'opt'), [...target, input, '-o', optimized], span);
+    return tool(llc, [...target, '-o', '-', optimized], span);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
