@@ -72,7 +72,8 @@ export interface TuningTarget {
   /**
    * Compiles the tunings as one batch; for each, its kernel's name and one run on the
    * target's input (warmed up). All runs write one output, so that the candidates taking
-   * turns find the same data in cache as one kernel run again and again does.
+   * turns find the same data in cache as one kernel run again and again does
+   * (`compileOnOneInput` makes such a compile of a pipeline's own).
    */
   compile(tunings: readonly Tuning[]): Promise<{ name: string; run: () => void }[]>;
 }
@@ -213,6 +214,30 @@ async function writeChoice(file: string, choice: StoredChoice): Promise<void> {
   await rename(scratch, file);
 }
 
+/** A compiled candidate: its kernel's name, and a run on an input into an output (a new one when given none), which it returns. */
+export interface CandidateKernel<I, O> {
+  name: string;
+  run: (input: I, output?: O) => O;
+}
+
+/**
+ * A `TuningTarget.compile` from `build`, which compiles a batch of tunings into kernels: the
+ * input made (`makeInput`) when the first batch is, so that a choice reused from the cache
+ * makes none; each kernel warmed up by one run; every run of every candidate writing the one
+ * output the first warm-up allocated.
+ */
+export function compileOnOneInput<I, O>(makeInput: () => I, build: (tunings: readonly Tuning[]) => Promise<CandidateKernel<I, O>[]>): TuningTarget['compile'] {
+  let input: I | undefined;
+  let output: O | undefined;
+  return async (tunings) => {
+    const inp = (input ??= makeInput());
+    return (await build(tunings)).map(({ name, run }) => {
+      const out = (output = run(inp, output)); // the warm-up
+      return { name, run: () => void run(inp, out) };
+    });
+  };
+}
+
 /** A synthetic input: pseudo-random pixels (a fixed seed) of the base's type and channels. */
 export function syntheticImage(base: Unscheduled, width: number, height: number): Image {
   return randomImage(base.type, width, height, base.channels, 0x9e3779b9);
@@ -228,24 +253,22 @@ export async function autoSchedule(base: Unscheduled, width: number, height: num
   if (given && (given.type !== base.type || given.channels !== base.channels)) {
     throw new Error(`the schedule search for ${base.type}×${base.channels} was given a ${given.type}×${given.channels} image to time on`);
   }
-  let input: Image | undefined;
-  let output: Image | undefined;
   const target: TuningTarget = {
     key: { pipeline: base.pipeline, type: base.type, channels: base.channels, boundary: base.boundary, iter: base.iter ?? null },
     lanes512: lanesIn512Bits(base),
     hands: handsFor(base),
     input: given ? `the ${given.width}×${given.height} input` : `a synthetic ${width}×${height} image`,
-    async compile(tunings) {
-      const img = (input ??= given ?? syntheticImage(base, width, height));
-      const variants = tunings.map((t) => variantFor(base, t));
-      const kernels = await compileKernels(variants);
-      return variants.map((v) => {
-        const kernel = kernels.kernel(v);
-        output = kernel.run(img, output && { output }); // the warm-up
-        const out = output;
-        return { name: exportName(v), run: () => void kernel.run(img, { output: out }) };
-      });
-    },
+    compile: compileOnOneInput(
+      () => given ?? syntheticImage(base, width, height),
+      async (tunings) => {
+        const variants = tunings.map((t) => variantFor(base, t));
+        const kernels = await compileKernels(variants);
+        return variants.map((v) => {
+          const kernel = kernels.kernel(v);
+          return { name: exportName(v), run: (img: Image, output?: Image) => kernel.run(img, output && { output }) };
+        });
+      },
+    ),
   };
   const { schedule, tuning, summary, reused } = await autoTune(target, width, height, `${base.type}×${base.channels}`, options);
   return { variant: { ...base, schedule, ...(tuning && { tuning }) }, summary, reused };

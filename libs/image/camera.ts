@@ -9,7 +9,7 @@ import { compile, type CompiledLibrary, type SourceFile } from '@anydsl/compiler
 import { xorshift32 } from '../shared/random.ts';
 import { librarySources } from './host.ts';
 import { type Image, makeImage } from './image.ts';
-import { type AutoOptions, autoTune, scheduleFor, type TuningTarget } from './autoschedule.ts';
+import { type AutoOptions, autoTune, compileOnOneInput, scheduleFor, type TuningTarget } from './autoschedule.ts';
 import { type Boundary, BOUNDARY_IMPALA, DEFAULT_GPU_DEVICE, HAND_TUNINGS, SCHEDULES, scheduleImpala, type Tuning } from './variants.ts';
 
 /** A raw mosaic: w × h samples of 16 bits, GRBG (row 0: G R G R …, row 1: B G B G …). */
@@ -93,9 +93,9 @@ function cameraEntry(v: CameraVariant): string {
   if (v.device !== undefined && v.schedule !== 'gpu') throw new Error(`only the gpu schedule runs on a device, not ${v.schedule}`);
   // The curved image is staged on whole cells: a tile starting at an odd pixel would split one.
   if (v.tuning && v.tuning.tileWidth % 2) throw new Error(`the camera pipe's tiles have an even width, not ${v.tuning.tileWidth}`);
-  // The Stages of the schedule through a stand-in variant; its hand schedules are the common ones (HAND_TUNINGS), not the stand-in pipeline's own (handTuning).
+  // The pipe's hand schedules are the common ones (HAND_TUNINGS).
   const tuning = v.tuning ?? HAND_TUNINGS[v.schedule];
-  const schedule = scheduleImpala({ pipeline: 'box3', schedule: v.schedule, boundary: v.boundary, type: 'i32', channels: 1, ...(tuning && { tuning }), ...(v.device !== undefined && { device: v.device }) }, CAMERA_LANES_512);
+  const schedule = scheduleImpala({ schedule: v.schedule, ...(tuning && { tuning }), ...(v.device !== undefined && { device: v.device }) }, CAMERA_LANES_512);
   const pipe = [
     `camera_pipe(|x, y| inp(y * w + x) as i32, |x, y, c, v| out((y * w + x) * 3 + c) = v, w, h,`,
     `            ${schedule}, ${BOUNDARY_IMPALA[v.boundary]}, outside, color_temp, gamma, contrast, sharpen, black, white)`,
@@ -164,24 +164,22 @@ function syntheticMosaic(width: number, height: number): Mosaic {
 export async function autoScheduleCamera(boundary: Boundary, width: number, height: number, options: AutoOptions<Mosaic> = {}): Promise<{ variant: CameraVariant; summary: string; reused: boolean }> {
   const source = readFileSync(fileURLToPath(new URL('camera.impala', import.meta.url)), 'utf8');
   const given = options.input;
-  let mosaic: Mosaic | undefined;
-  let output: Image | undefined;
   const target: TuningTarget = {
     key: { pipeline: 'camera', boundary, source },
     lanes512: CAMERA_LANES_512,
     hands: HAND_TUNINGS,
     input: given ? `the ${given.width}×${given.height} mosaic` : `a synthetic ${width}×${height} mosaic`,
-    async compile(tunings) {
-      const input = (mosaic ??= given ?? syntheticMosaic(width, height));
-      const variants = tunings.map((t) => ({ ...scheduleFor(t, HAND_TUNINGS), boundary }) as CameraVariant);
-      const kernels = await compileCamera(variants);
-      return variants.map((v) => {
-        const kernel = kernels(v);
-        output = kernel.run(input, DEFAULT_CAMERA_PARAMS, output && { output }); // the warm-up
-        const out = output;
-        return { name: cameraExportName(v), run: () => void kernel.run(input, DEFAULT_CAMERA_PARAMS, { output: out }) };
-      });
-    },
+    compile: compileOnOneInput(
+      () => given ?? syntheticMosaic(width, height),
+      async (tunings) => {
+        const variants = tunings.map((t) => ({ ...scheduleFor(t, HAND_TUNINGS), boundary }) as CameraVariant);
+        const kernels = await compileCamera(variants);
+        return variants.map((v) => {
+          const kernel = kernels(v);
+          return { name: cameraExportName(v), run: (mosaic: Mosaic, output?: Image) => kernel.run(mosaic, DEFAULT_CAMERA_PARAMS, output && { output }) };
+        });
+      },
+    ),
   };
   const { schedule, tuning, summary, reused } = await autoTune(target, width, height, 'mosaic', options);
   return { variant: { schedule: schedule as CpuSchedule, boundary, ...(tuning && { tuning }) }, summary, reused };

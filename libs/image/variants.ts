@@ -144,13 +144,31 @@ export function gpuDevice(v: Variant): number {
 }
 
 /**
- * The Stages value of a variant's schedule; `lanes` is the vector width of the kernel's
- * compute type (16 for 32-bit types on AVX-512).
+ * What a schedule's Stages value is made of: the named schedule, for a tiled one its tuning
+ * (the hand schedule's parameters or a search's), for a GPU one its runtime device
+ * (DEFAULT_GPU_DEVICE when omitted). A `Variant` gives it through `variantSchedule`; an
+ * entry of its own (the camera pipe's) gives its own.
  */
-export function scheduleImpala(v: Variant, lanes = 16): string {
+export interface ScheduleSpec {
+  schedule: Schedule;
+  tuning?: Tuning;
+  device?: number;
+}
+
+/** A variant's schedule: its tuning, else its pipeline's hand schedule (`handTuning`), and its device. */
+function variantSchedule(v: Variant): ScheduleSpec {
   const tuning = v.tuning ?? handTuning(v.pipeline, v.schedule);
-  if (tuning) return tuningImpala(tuning, lanes);
-  switch (v.schedule) {
+  return { schedule: v.schedule, ...(tuning && { tuning }), ...(v.device !== undefined && { device: v.device }) };
+}
+
+/**
+ * The Stages value of a schedule; `lanes512` is the lanes of the kernel's compute type in 512
+ * bits (`lanesIn512Bits`), which a tuning's vector width scales.
+ */
+export function scheduleImpala(s: ScheduleSpec, lanes512: number): string {
+  if (s.tuning) return tuningImpala(s.tuning, lanes512);
+  const device = s.device ?? DEFAULT_GPU_DEVICE;
+  switch (s.schedule) {
     case 'seq':
       return 'seq_stages()';
     case 'par':
@@ -159,11 +177,11 @@ export function scheduleImpala(v: Variant, lanes = 16): string {
     case 'vec':
     case 'opt':
     case 'slide':
-      throw new Error(`${v.schedule} is a tuning (HAND_TUNINGS)`);
+      throw new Error(`${s.schedule} is a tiled schedule: it needs its tuning (HAND_TUNINGS, handTuning)`);
     case 'gpu':
-      return `gpu_stages(${gpuDevice(v) & 15}, ${gpuDevice(v) >> 4}, 32, 4)`;
+      return `gpu_stages(${device & 15}, ${device >> 4}, 32, 4)`;
     case 'gpu_shared':
-      return `gpu_shared_stages(${gpuDevice(v) & 15}, ${gpuDevice(v) >> 4}, 32, 8)`;
+      return `gpu_shared_stages(${device & 15}, ${device >> 4}, 32, 8)`;
   }
 }
 
@@ -260,7 +278,7 @@ export function entryFunction(v: Variant): string {
 
 /** The statements of a variant's entry, on `inp` and `out` of the entry's types. */
 function entryBody(v: Variant): string[] {
-  const schedule = scheduleImpala(v);
+  const schedule = scheduleImpala(variantSchedule(v), lanesIn512Bits(v));
   const mode = BOUNDARY_IMPALA[v.boundary];
   if (isFloatPipeline(v.pipeline)) {
     const input = v.type === 'u8' ? `gray_u8(inp, w, h, ${v.channels})` : 'channel_f32(inp, w, h, 1, 0)';
@@ -268,13 +286,13 @@ function entryBody(v: Variant): string[] {
   }
   if (isUnitPipeline(v.pipeline)) return unitEntryBody(v, schedule, mode);
   if (v.pipeline === 'gauss5' && v.type === 'u8') {
-    return [`gauss5_u8(inp, out, w, h, ${v.channels}, ${scheduleImpala(v, lanesIn512Bits(v))}, ${mode}, outside as u8)`];
+    return [`gauss5_u8(inp, out, w, h, ${v.channels}, ${schedule}, ${mode}, outside as u8)`];
   }
   const channel = `channel_${v.type}`;
   if (isInterleavedPipeline(v.pipeline)) {
     // Every channel alike: the interleaved rows as one plane of w · channels elements.
     const plane = (data: string) => `${channel}(${data}, w * ${v.channels}, h, 1, 0)`;
-    return [`${v.pipeline}_interleaved(${plane('inp')}, ${plane('out')}, ${v.channels}, ${scheduleImpala(v, lanesIn512Bits(v))}, ${mode}, outside)`];
+    return [`${v.pipeline}_interleaved(${plane('inp')}, ${plane('out')}, ${v.channels}, ${schedule}, ${mode}, outside)`];
   }
   // heat(n) and wave(n) return the pipeline for frame n.
   const pipeline = takesIter(v.pipeline) ? `${v.pipeline}(${v.iter ?? DEFAULT_ITER})` : v.pipeline;
