@@ -4,14 +4,17 @@
  * (a copy, a release, a kernel argument) is checked against the device and the size it
  * was made for: a host pointer passed as a buffer, a buffer of another device or a copy
  * past the end is a clear error, never a driver crash or a silent wrong answer. Released
- * device memory is pooled for the next allocation of the same size.
+ * device memory is pooled for the next allocation of the same size, large released host
+ * memory for the next host allocation it holds.
  */
 #include "device.h"
 
+#include <malloc.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Matches a cache line and the widest vector registers (AVX-512), so vectorised loads
  * and stores on allocated buffers never straddle a line. */
@@ -181,13 +184,118 @@ static void check_size(const char* what, int64_t size) {
     if (size < 0) anydsl_device_fatal("%s: negative size %lld", what, (long long)size);
 }
 
-static void* host_alloc(const char* what, int64_t size) {
+/* Released host buffers, kept for the next host allocation they hold. glibc serves large
+ * allocations with mmap and unmaps them at free (above its mmap threshold, which moves
+ * with what the process freed before), so a pipeline allocating the same large temporaries
+ * on every call (the levels of an image pyramid) page-faulted all of them in again on every
+ * call in some processes and not in others, 5-10x slower on a VM where page faults are
+ * expensive. Buffers of HOST_POOL_MIN bytes and more are pooled; smaller ones stay with
+ * malloc, whose bins already keep them, and take no lock here. At most HOST_POOL_BUFFERS
+ * buffers of host_pool_limit() bytes in all are kept, the oldest going back to free()
+ * first; the program exiting returns the rest.
+ *
+ * A release has no size: the pool learns it from malloc_usable_size, which reads the
+ * chunk header malloc keeps anyway. A header of our own before each buffer would cost a
+ * cache line per allocation and change what C code that frees the pointer frees; table
+ * entries would put a lock on every small allocation too. A buffer is kept and handed out
+ * with its usable size, which may exceed the request; it serves a request it holds with at
+ * most an eighth to spare, so a small level of a pyramid does not take the whole image's
+ * buffer. Only 64-byte aligned pointers are pooled (one that C code malloc'd and released
+ * here goes to free()), so every pointer handed out stays aligned. A pointer found in the
+ * pool when it is released is released twice: an error, where pooling it again would hand
+ * one buffer to two owners. */
+enum { HOST_POOL_MIN = 64 << 10, HOST_POOL_BUFFERS = 64 };
+static pthread_mutex_t host_pool_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+    void* ptr;
+    size_t size;
+} host_pool[HOST_POOL_BUFFERS]; /* oldest first */
+static size_t host_pool_len, host_pool_bytes;
+static size_t host_pool_max;
+static pthread_once_t host_pool_once = PTHREAD_ONCE_INIT;
+
+/* The bytes the pool may keep: ANYDSL_HOST_POOL_BYTES (0: no pool), by default 1 GiB or an
+ * eighth of the physical memory where that is less. */
+static void read_host_pool_limit(void) {
+    const char* setting = getenv("ANYDSL_HOST_POOL_BYTES");
+    if (setting) {
+        char* end;
+        long long bytes = strtoll(setting, &end, 10);
+        if (end == setting || *end != '\0' || bytes < 0)
+            anydsl_device_fatal("ANYDSL_HOST_POOL_BYTES \"%s\": expected the bytes of released host memory to keep (0: none)",
+                                setting);
+        host_pool_max = (size_t)bytes;
+        return;
+    }
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    size_t eighth = pages > 0 && page > 0 ? (size_t)pages / 8 * (size_t)page : SIZE_MAX;
+    host_pool_max = eighth < ((size_t)1 << 30) ? eighth : (size_t)1 << 30;
+}
+
+static size_t host_pool_limit(void) {
+    pthread_once(&host_pool_once, read_host_pool_limit);
+    return host_pool_max;
+}
+
+/* Takes the most recently pooled buffer that holds bytes with at most an eighth to spare. */
+static void* host_pool_take(size_t bytes) {
     void* ptr = NULL;
+    pthread_mutex_lock(&host_pool_lock);
+    for (size_t i = host_pool_len; i-- > 0;) {
+        if (host_pool[i].size >= bytes && host_pool[i].size - bytes <= bytes / 8) {
+            ptr = host_pool[i].ptr;
+            host_pool_bytes -= host_pool[i].size;
+            memmove(&host_pool[i], &host_pool[i + 1], (host_pool_len - i - 1) * sizeof *host_pool);
+            host_pool_len--;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&host_pool_lock);
+    return ptr;
+}
+
+/* Keeps a released buffer of size usable bytes unless it exceeds the limit, freeing the
+ * oldest ones to make room; returns whether it was kept. */
+static int host_pool_put(void* ptr, size_t size) {
+    if (size > host_pool_limit()) return 0;
+    void* evicted[HOST_POOL_BUFFERS];
+    size_t n = 0;
+    pthread_mutex_lock(&host_pool_lock);
+    for (size_t i = 0; i < host_pool_len; i++) {
+        if (host_pool[i].ptr == ptr) {
+            pthread_mutex_unlock(&host_pool_lock);
+            anydsl_device_fatal("anydsl_release: host memory (device 0) released twice");
+        }
+    }
+    while (host_pool_len == HOST_POOL_BUFFERS || host_pool_bytes + size > host_pool_max) {
+        evicted[n++] = host_pool[0].ptr;
+        host_pool_bytes -= host_pool[0].size;
+        memmove(&host_pool[0], &host_pool[1], --host_pool_len * sizeof *host_pool);
+    }
+    host_pool[host_pool_len].ptr = ptr;
+    host_pool[host_pool_len].size = size;
+    host_pool_len++;
+    host_pool_bytes += size;
+    pthread_mutex_unlock(&host_pool_lock);
+    for (size_t i = 0; i < n; i++) free(evicted[i]);
+    return 1;
+}
+
+static void* host_alloc(const char* what, int64_t size) {
     /* A zero-byte request still returns a distinct, releasable pointer. */
     size_t bytes = size == 0 ? ALIGNMENT : (size_t)size;
-    if (posix_memalign(&ptr, ALIGNMENT, bytes) != 0)
+    void* ptr = bytes >= HOST_POOL_MIN ? host_pool_take(bytes) : NULL;
+    if (!ptr && posix_memalign(&ptr, ALIGNMENT, bytes) != 0)
         anydsl_device_fatal("%s: out of memory allocating %lld bytes", what, (long long)size);
     return ptr;
+}
+
+static void host_release(void* ptr) {
+    if ((uintptr_t)ptr % ALIGNMENT == 0) {
+        size_t size = malloc_usable_size(ptr);
+        if (size >= HOST_POOL_MIN && host_pool_put(ptr, size)) return;
+    }
+    free(ptr);
 }
 
 static void* accelerator_alloc(const char* what, int32_t dev, int64_t size, uint8_t kind) {
@@ -230,7 +338,7 @@ void anydsl_release(int32_t dev, void* ptr) {
         anydsl_buffer b;
         int64_t inner;
         if (!anydsl_buffer_of(ptr, &b, &inner) || inner != 0) {
-            free(ptr);
+            host_release(ptr);
             return;
         }
         if (b.kind == ANYDSL_MEM_DEVICE)
@@ -328,7 +436,7 @@ void anydsl_copy(int32_t dev_src, const void* src, int64_t offset_src,
         char* staging = host_alloc("anydsl_copy", size);
         from.platform->read(from.buffer.dev >> 4, &from.buffer, from.offset, staging, size);
         to.platform->write(to.buffer.dev >> 4, staging, &to.buffer, to.offset, size);
-        free(staging);
+        host_release(staging);
     }
     atomic_fetch_add(&copy_nanoseconds, anydsl_get_nano_time() - start);
 }
