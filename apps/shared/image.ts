@@ -190,7 +190,7 @@ export async function compareWithReference(comparison: Comparison, input: Image,
     // Building a kernel the first time (an autoscheduler run and a compile) takes seconds.
     let ref: ReferenceRun;
     try {
-      ref = await during(`${name}: ${kernel.kernel}`, (show) => runReference(kernel, input, runs, undefined, stepReporter(name, show)));
+      ref = await during(`${name}: ${kernel.kernel}`, (show) => runReference(kernel, input, runs, { onStep: stepReporter(name, show) }));
     } catch (e) {
       // One schedule that cannot run here (an autoscheduler's tiles larger than the image) leaves the others to compare.
       if (comparison.kernels.length === 1) throw e;

@@ -5,7 +5,8 @@
 // The C++ references are built from the sources next to this file against the Debian
 // packages (never installed from here: a missing one is an error that names it) and cached
 // under .cache/bench/image/<reference>-<hash of sources, compiler, CPU>.
-import { existsSync, readdirSync, statSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { appendFileSync, closeSync, existsSync, openSync, readdirSync, statSync } from 'node:fs';
 import { mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -184,13 +185,23 @@ interface KernelRun {
   log: string;
 }
 
+/** How a reference is run besides its kernel, input and runs. */
+export interface RunOptions {
+  /** Hears after every run: the runs done and the runs in all. */
+  onProgress?: (done: number, total: number) => void;
+  /** Hears about kernels built first. */
+  onStep?: (step: string) => void;
+  /** Halide: the minutes a kernel's generation may take (DEFAULT_HALIDE_LIMIT_MINUTES; 0: no limit). */
+  halideLimitMinutes?: number;
+}
+
 interface Prepared {
   /** The reference as the notes name it: version, target, threads. */
   about: string;
   /** Whether it takes an interleaved image of several channels in one call (otherwise one plane at a time). */
   interleaved: boolean;
-  /** Runs `k` on `input` `runs` times after a warm-up; `onStep` hears about long builds. */
-  run(k: ReferenceKernel, input: Image, runs: number, onRun?: (done: number) => void, onStep?: (step: string) => void): Promise<KernelRun>;
+  /** Runs `k` on `input` `runs` times after a warm-up; `onRun` hears after every run. */
+  run(k: ReferenceKernel, input: Image, runs: number, onRun: ((done: number) => void) | undefined, options: RunOptions): Promise<KernelRun>;
 }
 
 /** The output a kernel writes for `input`: Harris one f32 channel, the others the input's type and channels. */
@@ -238,6 +249,58 @@ export async function machineParams(): Promise<{ cores: number; llc: number }> {
 }
 
 /**
+ * How long generating one Halide kernel may take unless told otherwise: Adams2019's beam
+ * search on the local Laplacian and on interpolate (hundreds of stages) ran past 28 minutes
+ * per kernel without finishing on the 2-core machine, while the slowest of the others,
+ * Mullapudi2016 on the bilateral grid, took 5 minutes there at the lowest priority under load.
+ */
+export const DEFAULT_HALIDE_LIMIT_MINUTES = 10;
+
+/**
+ * A Halide kernel whose generation (an autoscheduler's search, mostly) did not finish within
+ * the limit: the generator was killed and nothing was cached, so a run with a higher limit
+ * tries again.
+ */
+export class GenerationTimeout extends Error {
+  constructor(
+    message: string,
+    readonly minutes: number,
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * Runs a kernel generator with everything it prints going to `log`, killed (SIGKILL) once it
+ * has run `limitMs` (0: no limit): whether it succeeded, failed (a status other than 0, a
+ * signal, or it could not start) or was killed at the limit.
+ */
+export function generateWithin(cmd: string, args: readonly string[], log: string, limitMs: number): Promise<'done' | 'failed' | 'timed out'> {
+  return new Promise((resolve) => {
+    const fd = openSync(log, 'w');
+    const child = spawn(cmd, args, { stdio: ['ignore', fd, fd] });
+    closeSync(fd);
+    let timedOut = false;
+    const kill = () => {
+      timedOut = true;
+      child.kill('SIGKILL');
+    };
+    // setTimeout fires at once for a delay beyond 2^31 − 1 ms (24 days): that is no limit.
+    const timer = limitMs > 0 && limitMs < 2 ** 31 ? setTimeout(kill, limitMs) : undefined;
+    child.on('error', (e) => {
+      clearTimeout(timer);
+      appendFileSync(log, `${e.message}\n`);
+      resolve('failed');
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      if (timedOut) appendFileSync(log, `\nkilled after ${limitMs / 60_000} min: the limit on generating a kernel\n`);
+      resolve(timedOut ? 'timed out' : code === 0 ? 'done' : 'failed');
+    });
+  });
+}
+
+/**
  * Halide: the generator (halide_pipelines.cpp) and the driver are built once; each kernel
  * (pipeline, type, channels, schedule, and for an autoscheduler the image size class) is
  * generated the first time a run needs it, linked into a shared object the driver loads,
@@ -264,8 +327,11 @@ async function prepareHalide(onStep?: (step: string) => void): Promise<Prepared>
   if (!target.ok) throw new Error(`the Halide generator failed: ${target.stderr.trim().split('\n').slice(-1)[0] ?? ''}`);
 
   const building = new Map<string, Promise<string>>();
-  /** The shared object of `k` for `input`'s channels (and size class), built when missing. */
-  const kernelFile = (k: ReferenceKernel, input: Image, onStep?: (step: string) => void): Promise<string> => {
+  /**
+   * The shared object of `k` for `input`'s channels (and size class), built when missing; its
+   * generation is killed after `limitMinutes` (a GenerationTimeout).
+   */
+  const kernelFile = (k: ReferenceKernel, input: Image, limitMinutes: number, onStep?: (step: string) => void): Promise<string> => {
     const auto = k.halide !== 'app' && k.halide !== 'same';
     const [w, h] = [input.width, input.height].map(estimate) as [number, number];
     const name = `halide_${k.kernel}_c${input.channels}${auto ? `_${w}x${h}` : ''}`;
@@ -274,14 +340,18 @@ async function prepareHalide(onStep?: (step: string) => void): Promise<Prepared>
     if (!p) {
       p = (async () => {
         if (existsSync(file)) return file;
-        onStep?.(`generating Halide ${k.pipeline} ${k.type} ×${input.channels} (${HALIDE_SCHEDULE_TITLES[k.halide!]})`);
+        onStep?.(`generating Halide ${k.pipeline} ${k.type} ×${input.channels} (${HALIDE_SCHEDULE_TITLES[k.halide!]}${limitMinutes > 0 ? `, at most ${limitMinutes} min` : ''})`);
         const gen = await mkdtemp(path.join(genDir, 'generated-'));
         try {
           const args = [gen, name, k.pipeline, k.type, String(input.channels), k.halide!, String(w), String(h), String(machine.cores), String(machine.llc)];
-          const r = await exec(generator, args);
           const log = path.join(genDir, `${name}.txt`);
-          await writeFile(log, `${r.stdout}${r.stderr}`);
-          if (!r.ok) throw new Error(`the Halide generator failed on ${name}; its output is in ${path.relative(process.cwd(), log)}`);
+          const generated = await generateWithin(generator, args, log, limitMinutes * 60_000);
+          const printed = path.relative(process.cwd(), log);
+          if (generated === 'timed out') {
+            const who = auto ? `the ${HALIDE_SCHEDULE_TITLES[k.halide!]} autoscheduler` : 'the Halide generator';
+            throw new GenerationTimeout(`${who} did not finish ${name} in the limit of ${limitMinutes} min (killed; nothing cached, so a run with a higher limit, bench/image --halide-limit, tries again); what it printed is in ${printed}`, limitMinutes);
+          }
+          if (generated === 'failed') throw new Error(`the Halide generator failed on ${name}; its output is in ${printed}`);
           const tmp = `${file}.${process.pid}.tmp`;
           const link = await exec('g++', ['-shared', '-o', tmp, '-Wl,--whole-archive', path.join(gen, `${name}.a`), '-Wl,--no-whole-archive']);
           if (!link.ok) throw new Error(`linking ${name}.so failed: ${link.stderr.trim().split('\n').slice(-1)[0] ?? ''}`);
@@ -291,7 +361,11 @@ async function prepareHalide(onStep?: (step: string) => void): Promise<Prepared>
           await rm(gen, { recursive: true, force: true });
         }
       })();
-      p.catch(() => building.delete(file));
+      // A failure is tried again by the next input that needs the kernel; a generation over the
+      // limit is not, since it would only take as long again.
+      p.catch((e) => {
+        if (!(e instanceof GenerationTimeout)) building.delete(file);
+      });
       building.set(file, p);
     }
     return p;
@@ -300,8 +374,8 @@ async function prepareHalide(onStep?: (step: string) => void): Promise<Prepared>
   return {
     about: `Halide 14, target ${target.stdout.trim()}; autoschedulers with ${machine.cores} cores, ${machine.llc >> 20} MiB last-level cache, balance 40`,
     interleaved: true,
-    async run(k, input, runs, onRun, step) {
-      const so = await kernelFile(k, input, step ?? onStep);
+    async run(k, input, runs, onRun, options) {
+      const so = await kernelFile(k, input, options.halideLimitMinutes ?? DEFAULT_HALIDE_LIMIT_MINUTES, options.onStep ?? onStep);
       const output = outputFor(k, input);
       const name = path.basename(so, '.so');
       return runDriver(
@@ -386,19 +460,14 @@ export interface ReferenceRun {
 /**
  * Runs `k` on `input`, `runs` times after a warm-up: all channels in one call where the
  * reference takes interleaved images, otherwise channel by channel with the times added.
- * `onProgress` hears after every run, `onStep` about kernels built first.
+ * A Halide kernel whose generation passes the limit is a GenerationTimeout.
  */
-export async function runReference(
-  k: ReferenceKernel,
-  input: Image,
-  runs: number,
-  onProgress?: (done: number, total: number) => void,
-  onStep?: (step: string) => void,
-): Promise<ReferenceRun> {
+export async function runReference(k: ReferenceKernel, input: Image, runs: number, options: RunOptions = {}): Promise<ReferenceRun> {
+  const { onProgress, onStep } = options;
   if (input.type !== k.type) throw new Error(`${kernelTitle(k)} ${k.kernel} takes ${k.type} images, not ${input.type}`);
   const ref = await prepareReference(k.reference, onStep);
   if (ref.interleaved || input.channels === 1) {
-    const r = await ref.run(k, input, runs, (done) => onProgress?.(done, runs), onStep);
+    const r = await ref.run(k, input, runs, (done) => onProgress?.(done, runs), options);
     return { ...r, medianMs: median(r.times), about: ref.about, interleaved: ref.interleaved };
   }
   const { width: w, height: h, channels: ch } = input;
@@ -408,7 +477,7 @@ export async function runReference(
   for (let c = 0; c < ch; c++) {
     const plane = makeImage(input.type, w, h, 1);
     for (let i = 0; i < w * h; i++) plane.data[i] = input.data[i * ch + c]!;
-    const r = await ref.run(k, plane, runs, (done) => onProgress?.(c * runs + done, ch * runs), onStep);
+    const r = await ref.run(k, plane, runs, (done) => onProgress?.(c * runs + done, ch * runs), options);
     for (let i = 0; i < w * h; i++) output.data[i * ch + c] = r.output.data[i]!;
     r.times.forEach((t, i) => (times[i]! += t));
     if (r.log) logs.add(r.log);

@@ -13,13 +13,15 @@
 // repeated with one core kept busy by a spinning child process, beside the quiet figure.
 //
 //   npx tsx bench/image/run.ts [--size 4096] [--runs 5] [--image photo.jpg]... [--photos] [--no-synthetic]
-//                              [--pipeline gauss5]... [--halide app,adams2019,li2018,mullapudi2016,same] [--busy] [--json FILE]
+//                              [--pipeline gauss5]... [--halide app,adams2019,li2018,mullapudi2016,same] [--halide-limit MINUTES]
+//                              [--busy] [--json FILE]
 //
 // The references (references.ts, shared with the apps' --compare) are built against the
 // Debian packages libhalide14-0-dev and libopencv-dev, which this script installs with
 // apt-get when running as root; Halide kernels are generated the first time a run needs
-// them and cached. A reference that cannot be built is skipped with the reason; no number
-// is ever made up.
+// them and cached; a kernel whose generation takes longer than --halide-limit minutes (an
+// autoscheduler's search on a pipeline of hundreds of stages) is killed and its row says so.
+// A reference that cannot be built is skipped with the reason; no number is ever made up.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -31,12 +33,14 @@ import { median, timeEach } from '../../libs/image/bench.ts';
 import { compileKernel, type Kernel } from '../../libs/image/host.ts';
 import { convertImage, type Image, makeImage } from '../../libs/image/image.ts';
 import { readImage } from '../../libs/image/io.ts';
-import { entryFunction, exportName, handTuning, isInterleavedPipeline, lanesIn512Bits, type Pipeline, type Variant } from '../../libs/image/variants.ts';
+import { exportName, handTuning, isInterleavedPipeline, lanesIn512Bits, type Pipeline, type Variant } from '../../libs/image/variants.ts';
 import { xorshift32 } from '../../libs/shared/random.ts';
 import {
   type Agreement,
   buildTool,
   compareOutputs,
+  DEFAULT_HALIDE_LIMIT_MINUTES,
+  GenerationTimeout,
   integerTolerance,
   HALIDE_SCHEDULES,
   type HalideSchedule,
@@ -83,6 +87,7 @@ const cli = benchArgs(import.meta.url, {
   'no-synthetic': { type: 'boolean', default: false },
   pipeline: { type: 'string', multiple: true, default: [] },
   halide: { type: 'string', default: HALIDE_SCHEDULES.join(',') },
+  'halide-limit': { type: 'string', default: String(DEFAULT_HALIDE_LIMIT_MINUTES) },
   busy: { type: 'boolean', default: false },
   json: { type: 'string', default: path.join(root, 'out', 'bench', 'image.json') },
 });
@@ -100,7 +105,11 @@ function options() {
   const halide = cli.halide!.split(',').filter((s) => s !== '');
   for (const s of halide) if (!(HALIDE_SCHEDULES as readonly string[]).includes(s)) throw new Error(`--halide takes a comma-separated list of ${HALIDE_SCHEDULES.join(', ')}, not '${s}'`);
   const cases = cli.pipeline!.length ? CASES.filter((c) => cli.pipeline!.includes(c.pipeline)) : CASES;
-  return { runs, size, cases, halide: halide as HalideSchedule[] };
+  const halideLimit = Number(cli['halide-limit']);
+  if (cli['halide-limit']!.trim() === '' || !Number.isFinite(halideLimit) || halideLimit < 0) {
+    throw new Error(`--halide-limit must be a number of minutes (0: no limit), not '${cli['halide-limit']}'`);
+  }
+  return { runs, size, cases, halide: halide as HalideSchedule[], halideLimit };
 }
 
 // ------------------------------------------------------------ inputs
@@ -171,15 +180,18 @@ async function withBusyCore<T>(work: () => Promise<T>): Promise<T> {
 
 // ------------------------------------------------------------ running
 
-/** Ours' schedule spelt out for the notes, with the lanes its entry function has (variants.ts picks them per kernel). */
+/**
+ * Ours' schedule spelt out for the notes: its tuning as `--schedule auto` describes any
+ * (`describeTuning`: tiles, lanes, where stages are computed), and what every tuning shares.
+ */
 function oursScheduleNote(v: Variant): string {
-  const lanes = Number(/vec\((\d+)\)/.exec(entryFunction(v))![1]);
-  const t = handTuning(v.pipeline, v.schedule)!;
-  const tiles = t.tileWidth > 0 ? `${t.tileWidth} × ${t.tileHeight} tiles` : `strips of ${t.tileHeight} whole rows`;
+  const lanes512 = lanesIn512Bits(v);
   const channels = isInterleavedPipeline(v.pipeline)
     ? 'the interleaved channels as one plane (a tile width counts elements of the interleaved row; contiguous vector loads and stores)'
     : 'channels of a row of tiles one after another';
-  return `opt: ${tiles}, ${lanes}-lane vectorize (${512 / lanes}-bit arithmetic), rows of tiles in parallel (TBB), ${channels}; a stage feeding a stencil computed per tile on the tile grown by the stencil`;
+  const t = handTuning(v.pipeline, v.schedule)!;
+  const staged = t.at === 'tile' ? ' (a stage feeding a stencil computed on the tile grown by the stencil)' : '';
+  return `${v.schedule}: ${describeTuning(t, lanes512)}${staged}, ${512 / lanes512}-bit arithmetic, rows of tiles in parallel (TBB), ${channels}`;
 }
 
 interface Measurement {
@@ -308,7 +320,7 @@ async function main(): Promise<number> {
         try {
           let out: Image | undefined;
           row.m = await measure(async () => {
-            const run = await runReference(r, image, runs, undefined, (step) => console.error(`bench/image: ${step}`));
+            const run = await runReference(r, image, runs, { onStep: (step) => console.error(`bench/image: ${step}`), halideLimitMinutes: opts.halideLimit });
             out = run.output;
             return run.times;
           });
@@ -318,9 +330,15 @@ async function main(): Promise<number> {
             console.error(`bench/image: MISMATCH ${c.label} ${c.type} vs ${kernelTitle(r)} on ${inputLabel(inp)}: ${row.agreement.detail}`);
           } else if (c.pipeline === 'harris') note(c, `${inputLabel(inp)}, ${kernelTitle(r)}: ${row.agreement.detail}`);
         } catch (e) {
-          // One kernel that cannot be built (an autoscheduler failing on a pipeline) leaves its row empty, with why.
-          row.missing = 'failed';
-          note(c, `${kernelTitle(r)} failed on ${inputLabel(inp)}: ${(e as Error).message}`);
+          // One kernel that cannot be built (an autoscheduler failing on a pipeline, or not
+          // finishing in the limit) leaves its row empty, with why; the others still run.
+          if (e instanceof GenerationTimeout) {
+            row.missing = `did not finish in ${e.minutes} min`;
+            note(c, `${kernelTitle(r)} on ${inputLabel(inp)}: ${e.message}`);
+          } else {
+            row.missing = 'failed';
+            note(c, `${kernelTitle(r)} failed on ${inputLabel(inp)}: ${(e as Error).message}`);
+          }
         }
       }
       const halide = group.filter((r) => r.side === REFERENCE_TITLES.halide && r.m);
