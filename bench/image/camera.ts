@@ -11,10 +11,13 @@
 // boundary (Halide's side extends each colour plane the same way).
 // Prints one table, the ratio taken against the fastest Halide; with --rounds R every side
 // runs R times in turn (each time --runs runs; Halide's compile is not timed), so that a burst
-// of load from other processes falls on all of them. `camera --compare halide` runs the same
-// comparison on one mosaic.
+// of load from other processes falls on all of them. A Halide schedule whose run (the
+// autoscheduler's search and the compile, then the runs) takes longer than --halide-limit
+// minutes (default 10, 0: none) is killed and its row says so; the other sides still run.
+// `camera --compare halide` runs the same comparison on one mosaic.
 //
-//   npx tsx bench/image/camera.ts [--size 2048 | --size 2560x1920] [--runs 5] [--rounds 1] [--image photo.jpg]... [--schedule opt,slide,auto] [--halide app,adams2019,li2018,mullapudi2016]
+//   npx tsx bench/image/camera.ts [--size 2048 | --size 2560x1920] [--runs 5] [--rounds 1] [--image photo.jpg]... [--schedule opt,slide,auto]
+//                                 [--halide app,adams2019,li2018,mullapudi2016] [--halide-limit MINUTES]
 import { existsSync, statSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -27,7 +30,7 @@ import { readImage } from '../../libs/image/io.ts';
 import { SCHEDULES } from '../../libs/image/variants.ts';
 import { benchArgs, runBench } from '../shared/cli.ts';
 import { byFile, cacheDir, exec, GXX, gxx, missingPackages, notInstalled } from '../shared/native.ts';
-import { compareOutputs, machineParams } from './references.ts';
+import { compareOutputs, DEFAULT_HALIDE_LIMIT_MINUTES, GenerationTimeout, machineParams, parseHalideLimit } from './references.ts';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '..', '..');
@@ -60,8 +63,18 @@ export interface HalideCameraRun {
   output: Image;
 }
 
-/** Runs Halide's camera pipe under `schedule` on `mosaic`, `runs` times after a warm-up (and a JIT compile, untimed). */
-export async function runHalideCamera(schedule: HalideCameraSchedule, mosaic: Mosaic, p: CameraParams, runs: number): Promise<HalideCameraRun> {
+/**
+ * Runs Halide's camera pipe under `schedule` on `mosaic`, `runs` times after a warm-up (and a
+ * JIT compile, untimed); a process still running after `limitMinutes` (0: no limit) is killed
+ * (a GenerationTimeout).
+ */
+export async function runHalideCamera(
+  schedule: HalideCameraSchedule,
+  mosaic: Mosaic,
+  p: CameraParams,
+  runs: number,
+  limitMinutes = DEFAULT_HALIDE_LIMIT_MINUTES,
+): Promise<HalideCameraRun> {
   const exe = await prepareHalideCamera();
   const machine = await machineParams();
   const tmp = await mkdtemp(path.join(os.tmpdir(), 'halide-camera-'));
@@ -69,7 +82,11 @@ export async function runHalideCamera(schedule: HalideCameraSchedule, mosaic: Mo
     const [inFile, outFile] = [path.join(tmp, 'in.raw'), path.join(tmp, 'out.raw')];
     await writeFile(inFile, Buffer.from(mosaic.data.buffer, mosaic.data.byteOffset, mosaic.data.byteLength));
     const args = [schedule, mosaic.width, mosaic.height, runs, inFile, outFile, p.colorTemp, p.gamma, p.contrast, p.sharpen, p.blackLevel, p.whiteLevel, machine.cores, machine.llc].map(String);
-    const r = await exec(exe, args);
+    const r = await exec(exe, args, { limitMs: limitMinutes * 60_000 });
+    if (r.timedOut) {
+      const search = schedule === 'app' ? '' : `${TITLES[schedule]}'s search, `;
+      throw new GenerationTimeout(`Halide's camera pipe (${TITLES[schedule]}) was killed at the limit of ${limitMinutes} min (${search}the JIT compile and the runs are one process; --halide-limit sets the limit)`, limitMinutes);
+    }
     if (!r.ok) throw new Error(`Halide's camera pipe (${TITLES[schedule]}) failed: ${r.stderr.trim().split('\n').slice(-1)[0] ?? ''}`);
     const json = r.stdout.split('\n').find((l) => l.startsWith('{'));
     if (!json) throw new Error(`Halide's camera pipe (${TITLES[schedule]}) printed no times`);
@@ -91,7 +108,7 @@ export async function compareCamera(mosaic: Mosaic, p: CameraParams, ours: Image
     try {
       run = await runHalideCamera(schedule, mosaic, p, timing.runs);
     } catch (e) {
-      console.log(`${title}: failed: ${(e as Error).message}`);
+      console.log(`${title}: ${e instanceof GenerationTimeout ? `did not finish in ${e.minutes} min` : 'failed'}: ${(e as Error).message}`);
       continue;
     }
     const agreement = compareOutputs(ours, run.output);
@@ -124,6 +141,7 @@ async function main(): Promise<number> {
     image: { type: 'string', multiple: true, default: [] },
     schedule: { type: 'string', default: 'opt,slide,auto' },
     halide: { type: 'string', default: HALIDE_CAMERA_SCHEDULES.join(',') },
+    'halide-limit': { type: 'string', default: String(DEFAULT_HALIDE_LIMIT_MINUTES) },
   });
   const dims = /^(\d+)(?:[x×](\d+))?$/.exec(cli.size);
   const [width, height] = dims ? [Number(dims[1]), Number(dims[2] ?? dims[1])] : [NaN, NaN];
@@ -136,6 +154,7 @@ async function main(): Promise<number> {
   for (const s of schedules) if (!(SCHEDULES as readonly string[]).includes(s) && s !== 'auto') throw new Error(`--schedule: ${s} is not one of ${SCHEDULES.join(', ')}, auto`);
   const halide = cli.halide.split(',') as HalideCameraSchedule[];
   for (const s of halide) if (!(HALIDE_CAMERA_SCHEDULES as readonly string[]).includes(s)) throw new Error(`--halide: ${s} is not one of ${HALIDE_CAMERA_SCHEDULES.join(', ')}`);
+  const halideLimit = parseHalideLimit(cli['halide-limit']);
   const inputs: { label: string; mosaic: Mosaic }[] = [{ label: `sample.png tiled to ${width}×${height}`, mosaic: mosaicOf(await tiledSample(width, height)) }];
   for (const file of cli.image) inputs.push({ label: path.basename(file), mosaic: mosaicOf(await readImage(file)) });
   // auto: the search's choice for each input, timed on that input (searched once per size class, then cached).
@@ -160,7 +179,9 @@ async function main(): Promise<number> {
   for (const { label, mosaic } of inputs) {
     console.log(`\n${label}: mosaic ${mosaic.width}×${mosaic.height}`);
     // Every side keeps all its times over the rounds; the sides take turns round by round.
-    const rows: { side: string; times: number[]; ms: number; agreement: string }[] = [
+    // A Halide row that failed or did not finish in the limit says so in `missing` (its ms
+    // column) and why in `agreement`, and is not tried again in a later round.
+    const rows: { side: string; times: number[]; ms: number; agreement: string; missing?: 'failed' | 'timed out' }[] = [
       ...schedules.map((schedule) => ({ side: `ours (${schedule})`, times: [] as number[], ms: NaN, agreement: '' })),
       ...halide.map((schedule) => ({ side: `Halide 14 (${TITLES[schedule]})`, times: [] as number[], ms: NaN, agreement: '' })),
     ];
@@ -177,19 +198,21 @@ async function main(): Promise<number> {
       }
       for (const [j, schedule] of halide.entries()) {
         const row = rows[schedules.length + j]!;
-        if (row.agreement.startsWith('failed')) continue;
+        if (row.missing) continue;
         try {
-          const run = await runHalideCamera(schedule, mosaic, p, runs);
+          const run = await runHalideCamera(schedule, mosaic, p, runs, halideLimit);
           const agreement = compareOutputs(run.output, reference!);
           failed ||= !agreement.ok;
           row.times.push(...run.times);
           row.agreement = agreement.ok ? 'bit-exact' : `MISMATCH: ${agreement.detail}`;
         } catch (e) {
-          row.agreement = `failed: ${(e as Error).message}`;
+          const timedOut = e instanceof GenerationTimeout;
+          row.missing = timedOut ? 'timed out' : 'failed';
+          row.agreement = `${timedOut ? `did not finish in ${e.minutes} min` : 'failed'}: ${(e as Error).message}`;
         }
       }
     }
-    for (const r of rows) r.ms = r.times.length && !r.agreement.startsWith('failed') ? median(r.times) : NaN;
+    for (const r of rows) r.ms = r.times.length && !r.missing ? median(r.times) : NaN;
     const halideRows = rows.filter((r) => r.side.startsWith('Halide') && Number.isFinite(r.ms));
     const fastest = halideRows.length ? Math.min(...halideRows.map((r) => r.ms)) : NaN;
     const width = Math.max(...rows.map((r) => r.side.length));
@@ -197,7 +220,7 @@ async function main(): Promise<number> {
     for (const r of rows) {
       const ratio = r.side.startsWith('ours') && Number.isFinite(fastest) ? `${(fastest / r.ms).toFixed(2)}×` : r.ms === fastest ? '*' : '';
       const mpx = Number.isFinite(r.ms) ? ((mosaic.width * mosaic.height) / r.ms / 1000).toFixed(1) : '';
-      console.log(`${r.side.padEnd(width)}  ${Number.isFinite(r.ms) ? r.ms.toFixed(2).padStart(9) : 'failed'.padStart(9)}  ${mpx.padStart(7)}  ${ratio.padStart(9)}  ${r.agreement}`);
+      console.log(`${r.side.padEnd(width)}  ${(Number.isFinite(r.ms) ? r.ms.toFixed(2) : (r.missing ?? 'failed')).padStart(9)}  ${mpx.padStart(7)}  ${ratio.padStart(9)}  ${r.agreement}`);
     }
   }
   console.log('\nvs Halide: the fastest Halide schedule\'s median over ours (above 1 ours is faster; * marks that schedule).');

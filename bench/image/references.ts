@@ -5,8 +5,7 @@
 // The C++ references are built from the sources next to this file against the Debian
 // packages (never installed from here: a missing one is an error that names it) and cached
 // under .cache/bench/image/<reference>-<hash of sources, compiler, CPU>.
-import { spawn } from 'node:child_process';
-import { appendFileSync, closeSync, existsSync, openSync, readdirSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -218,7 +217,7 @@ async function runDriver(exe: string, args: (inFile: string, outFile: string) =>
     await writeFile(inFile, rawBytes(input));
     const argv = args(inFile, outFile);
     // The driver flushes each time as it ends; a number is complete once a separator follows.
-    const r = await exec(exe, argv, (stdout) => onRun?.((stdout.match(/[\d.]+(?=[,\]])/g) ?? []).length));
+    const r = await exec(exe, argv, { onStdout: (stdout) => onRun?.((stdout.match(/[\d.]+(?=[,\]])/g) ?? []).length) });
     const name = `${path.basename(exe)} ${argv[0]}`;
     if (!r.ok) throw new Error(`${name} failed: ${r.stderr.trim().split('\n').slice(-1)[0] ?? ''}`);
     const json = r.stdout.split('\n').find((l) => l.startsWith('{'));
@@ -256,10 +255,17 @@ export async function machineParams(): Promise<{ cores: number; llc: number }> {
  */
 export const DEFAULT_HALIDE_LIMIT_MINUTES = 10;
 
+/** The minutes a `--halide-limit` flag gives (bench/image's run.ts and camera.ts): from 0 (no limit), fractions allowed. */
+export function parseHalideLimit(text: string): number {
+  const minutes = Number(text);
+  if (text.trim() === '' || !Number.isFinite(minutes) || minutes < 0) throw new Error(`--halide-limit must be a number of minutes (0: no limit), not '${text}'`);
+  return minutes;
+}
+
 /**
  * A Halide kernel whose generation (an autoscheduler's search, mostly) did not finish within
- * the limit: the generator was killed and nothing was cached, so a run with a higher limit
- * tries again.
+ * the limit: the generator (or camera.ts's just-in-time compile) was killed and nothing was
+ * cached, so a run with a higher limit tries again.
  */
 export class GenerationTimeout extends Error {
   constructor(
@@ -268,36 +274,6 @@ export class GenerationTimeout extends Error {
   ) {
     super(message);
   }
-}
-
-/**
- * Runs a kernel generator with everything it prints going to `log`, killed (SIGKILL) once it
- * has run `limitMs` (0: no limit): whether it succeeded, failed (a status other than 0, a
- * signal, or it could not start) or was killed at the limit.
- */
-export function generateWithin(cmd: string, args: readonly string[], log: string, limitMs: number): Promise<'done' | 'failed' | 'timed out'> {
-  return new Promise((resolve) => {
-    const fd = openSync(log, 'w');
-    const child = spawn(cmd, args, { stdio: ['ignore', fd, fd] });
-    closeSync(fd);
-    let timedOut = false;
-    const kill = () => {
-      timedOut = true;
-      child.kill('SIGKILL');
-    };
-    // setTimeout fires at once for a delay beyond 2^31 − 1 ms (24 days): that is no limit.
-    const timer = limitMs > 0 && limitMs < 2 ** 31 ? setTimeout(kill, limitMs) : undefined;
-    child.on('error', (e) => {
-      clearTimeout(timer);
-      appendFileSync(log, `${e.message}\n`);
-      resolve('failed');
-    });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      if (timedOut) appendFileSync(log, `\nkilled after ${limitMs / 60_000} min: the limit on generating a kernel\n`);
-      resolve(timedOut ? 'timed out' : code === 0 ? 'done' : 'failed');
-    });
-  });
 }
 
 /**
@@ -345,13 +321,14 @@ async function prepareHalide(onStep?: (step: string) => void): Promise<Prepared>
         try {
           const args = [gen, name, k.pipeline, k.type, String(input.channels), k.halide!, String(w), String(h), String(machine.cores), String(machine.llc)];
           const log = path.join(genDir, `${name}.txt`);
-          const generated = await generateWithin(generator, args, log, limitMinutes * 60_000);
+          const r = await exec(generator, args, { limitMs: limitMinutes * 60_000 });
+          await writeFile(log, `${r.stdout}${r.stderr}${r.timedOut ? `\nkilled after ${limitMinutes} min: the limit on generating a kernel\n` : ''}`);
           const printed = path.relative(process.cwd(), log);
-          if (generated === 'timed out') {
+          if (r.timedOut) {
             const who = auto ? `the ${HALIDE_SCHEDULE_TITLES[k.halide!]} autoscheduler` : 'the Halide generator';
             throw new GenerationTimeout(`${who} did not finish ${name} in the limit of ${limitMinutes} min (killed; nothing cached, so a run with a higher limit, bench/image --halide-limit, tries again); what it printed is in ${printed}`, limitMinutes);
           }
-          if (generated === 'failed') throw new Error(`the Halide generator failed on ${name}; its output is in ${printed}`);
+          if (!r.ok) throw new Error(`the Halide generator failed on ${name}; its output is in ${printed}`);
           const tmp = `${file}.${process.pid}.tmp`;
           const link = await exec('g++', ['-shared', '-o', tmp, '-Wl,--whole-archive', path.join(gen, `${name}.a`), '-Wl,--no-whole-archive']);
           if (!link.ok) throw new Error(`linking ${name}.so failed: ${link.stderr.trim().split('\n').slice(-1)[0] ?? ''}`);

@@ -45,6 +45,7 @@ import {
   HALIDE_SCHEDULES,
   type HalideSchedule,
   kernelTitle,
+  parseHalideLimit,
   prepareReference,
   REFERENCE_KERNELS,
   REFERENCE_TITLES,
@@ -105,10 +106,7 @@ function options() {
   const halide = cli.halide!.split(',').filter((s) => s !== '');
   for (const s of halide) if (!(HALIDE_SCHEDULES as readonly string[]).includes(s)) throw new Error(`--halide takes a comma-separated list of ${HALIDE_SCHEDULES.join(', ')}, not '${s}'`);
   const cases = cli.pipeline!.length ? CASES.filter((c) => cli.pipeline!.includes(c.pipeline)) : CASES;
-  const halideLimit = Number(cli['halide-limit']);
-  if (cli['halide-limit']!.trim() === '' || !Number.isFinite(halideLimit) || halideLimit < 0) {
-    throw new Error(`--halide-limit must be a number of minutes (0: no limit), not '${cli['halide-limit']}'`);
-  }
+  const halideLimit = parseHalideLimit(cli['halide-limit']!);
   return { runs, size, cases, halide: halide as HalideSchedule[], halideLimit };
 }
 

@@ -1,8 +1,9 @@
 // What every benchmark needs to run a native reference (Halide, OpenCV, Embree, Parasail,
-// SeqAn, SSW, EMBOSS): running a process and collecting its output, the Debian packages a
-// reference needs (installed as root when missing, otherwise named with the command that
-// installs them), and building a C/C++ driver once per source, compiler and CPU into
-// .cache/bench, renamed into place so concurrent builds never see half a file.
+// SeqAn, SSW, EMBOSS): running a process and collecting its output (killed at a time limit
+// where one is given), the Debian packages a reference needs (installed as root when
+// missing, otherwise named with the command that installs them), and building a C/C++
+// driver once per source, compiler and CPU into .cache/bench, renamed into place so
+// concurrent builds never see half a file.
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
@@ -14,24 +15,53 @@ import { fileURLToPath } from 'node:url';
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 export interface Exec {
+  /** Whether it exited with status 0 (not when it could not start, was killed or timed out). */
   ok: boolean;
   stdout: string;
   stderr: string;
+  /** Whether it was killed at `limitMs` (then `ok` is false). */
+  timedOut: boolean;
 }
 
-/** Runs `cmd` to completion; `onStdout` hears the output so far whenever more arrives. Never rejects. */
-export function exec(cmd: string, args: readonly string[], onStdout?: (stdout: string) => void): Promise<Exec> {
+export interface ExecOptions {
+  /** Hears the output so far whenever more arrives. */
+  onStdout?: (stdout: string) => void;
+  /**
+   * Kills the process (SIGKILL) once it has run this many milliseconds: a generator or an
+   * autoscheduler that searches for longer than a run can wait. 0 or absent: no limit.
+   */
+  limitMs?: number;
+}
+
+/** Runs `cmd` to completion or to the time limit of `options`. Never rejects. */
+export function exec(cmd: string, args: readonly string[], options: ExecOptions = {}): Promise<Exec> {
+  const { onStdout, limitMs = 0 } = options;
   return new Promise((resolve) => {
     const child = spawn(cmd, args, { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
+    let timedOut = false;
+    // setTimeout fires at once for a delay beyond 2^31 − 1 ms (24 days): that is no limit.
+    const timer =
+      limitMs > 0 && limitMs < 2 ** 31
+        ? setTimeout(() => {
+            timedOut = true;
+            child.kill('SIGKILL');
+          }, limitMs)
+        : undefined;
     child.stdout.setEncoding('utf8').on('data', (s: string) => {
       stdout += s;
       onStdout?.(stdout);
     });
     child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
-    child.on('error', (e) => resolve({ ok: false, stdout, stderr: `${stderr}${e.message}` }));
-    child.on('close', (code) => resolve({ ok: code === 0, stdout, stderr }));
+    child.on('error', (e) => {
+      clearTimeout(timer);
+      resolve({ ok: false, stdout, stderr: `${stderr}${e.message}`, timedOut: false });
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ ok: code === 0 && !timedOut, stdout, stderr, timedOut });
+    });
   });
 }
 
