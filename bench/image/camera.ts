@@ -108,7 +108,7 @@ export async function compareCamera(mosaic: Mosaic, p: CameraParams, ours: Image
     try {
       run = await runHalideCamera(schedule, mosaic, p, timing.runs);
     } catch (e) {
-      console.log(`${title}: ${e instanceof GenerationTimeout ? `did not finish in ${e.minutes} min` : 'failed'}: ${(e as Error).message}`);
+      console.log(`${title}: failed: ${(e as Error).message}`);
       continue;
     }
     const agreement = compareOutputs(ours, run.output);
@@ -206,9 +206,8 @@ async function main(): Promise<number> {
           row.times.push(...run.times);
           row.agreement = agreement.ok ? 'bit-exact' : `MISMATCH: ${agreement.detail}`;
         } catch (e) {
-          const timedOut = e instanceof GenerationTimeout;
-          row.missing = timedOut ? 'timed out' : 'failed';
-          row.agreement = `${timedOut ? `did not finish in ${e.minutes} min` : 'failed'}: ${(e as Error).message}`;
+          row.missing = e instanceof GenerationTimeout ? 'timed out' : 'failed';
+          row.agreement = `${e instanceof GenerationTimeout ? e.verdict : 'failed'}: ${(e as Error).message}`;
         }
       }
     }

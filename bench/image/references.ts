@@ -274,6 +274,11 @@ export class GenerationTimeout extends Error {
   ) {
     super(message);
   }
+
+  /** What a table's row reads for such a kernel (run.ts, camera.ts). */
+  get verdict(): string {
+    return `did not finish in ${this.minutes} min`;
+  }
 }
 
 /**

@@ -331,7 +331,7 @@ async function main(): Promise<number> {
           // One kernel that cannot be built (an autoscheduler failing on a pipeline, or not
           // finishing in the limit) leaves its row empty, with why; the others still run.
           if (e instanceof GenerationTimeout) {
-            row.missing = `did not finish in ${e.minutes} min`;
+            row.missing = e.verdict;
             note(c, `${kernelTitle(r)} on ${inputLabel(inp)}: ${e.message}`);
           } else {
             row.missing = 'failed';
