@@ -128,55 +128,79 @@ static void check_guard(const anydsl_platform* platform, const anydsl_buffer* b,
     pthread_mutex_unlock(&table_lock);
 }
 
-/* Device buffers the program released, kept for its next allocation of the same size on
- * the same device: a pipeline run again on an image of the same size (the frames of a video,
- * the runs of a benchmark) allocates the same buffers again, and driver allocations are slow
- * (cuMemAlloc and cuMemFree synchronise the device). At most POOL_BUFFERS buffers of
- * POOL_BYTES bytes in all are kept, the oldest going back to the driver first; the program
- * exiting returns the rest. A pooled buffer is out of the table, so using or releasing it
- * again is still the error it was; its guard was found intact when it was released. */
-enum { POOL_BUFFERS = 16 };
-static const int64_t POOL_BYTES = (int64_t)1 << 30;
-static pthread_mutex_t pool_lock = PTHREAD_MUTEX_INITIALIZER;
-static anydsl_buffer pool[POOL_BUFFERS];
-static size_t pool_len;
-static int64_t pool_bytes;
+/* Released buffers kept for the next allocation they fit, in one of two pools below (device
+ * buffers, host buffers): at most `capacity` buffers of a byte limit in all, the oldest going
+ * back (to the driver, to free()) first to make room; the program exiting returns the rest. */
+typedef struct {
+    pthread_mutex_t lock;
+    anydsl_buffer* kept; /* oldest first */
+    size_t capacity, len;
+    int64_t bytes;
+    const char* what; /* the memory, for the message of a double release */
+} buffer_pool;
 
-/* Takes the most recently pooled device buffer of exactly size bytes on dev into b. */
-static int pool_take(int32_t dev, int64_t size, anydsl_buffer* b) {
+/* Takes into b the most recently kept buffer of dev that holds size bytes with at most spare
+ * bytes to spare. */
+static int pool_take(buffer_pool* pool, int32_t dev, int64_t size, int64_t spare, anydsl_buffer* b) {
     int found = 0;
-    pthread_mutex_lock(&pool_lock);
-    for (size_t i = pool_len; i-- > 0;) {
-        if (pool[i].dev == dev && pool[i].size == size) {
-            *b = pool[i];
-            memmove(&pool[i], &pool[i + 1], (pool_len - i - 1) * sizeof *pool);
-            pool_len--;
-            pool_bytes -= size;
+    pthread_mutex_lock(&pool->lock);
+    for (size_t i = pool->len; i-- > 0;) {
+        const anydsl_buffer* k = &pool->kept[i];
+        if (k->dev == dev && k->size >= size && k->size - size <= spare) {
+            *b = *k;
+            memmove(&pool->kept[i], &pool->kept[i + 1], (pool->len - i - 1) * sizeof *k);
+            pool->len--;
+            pool->bytes -= b->size;
             found = 1;
             break;
         }
     }
-    pthread_mutex_unlock(&pool_lock);
+    pthread_mutex_unlock(&pool->lock);
     return found;
 }
 
+/* Keeps b (at most max_bytes large), moving the oldest buffers out into evicted (room for
+ * pool->capacity) to make room; returns how many. A buffer kept already is released twice:
+ * an error, where keeping it again would hand it to two owners. */
+static size_t pool_put(buffer_pool* pool, const anydsl_buffer* b, int64_t max_bytes, anydsl_buffer* evicted) {
+    size_t n = 0;
+    pthread_mutex_lock(&pool->lock);
+    for (size_t i = 0; i < pool->len; i++) {
+        if (pool->kept[i].ptr == b->ptr) {
+            pthread_mutex_unlock(&pool->lock);
+            anydsl_device_fatal("anydsl_release: %s released twice", pool->what);
+        }
+    }
+    while (pool->len == pool->capacity || pool->bytes + b->size > max_bytes) {
+        evicted[n++] = pool->kept[0];
+        pool->bytes -= pool->kept[0].size;
+        memmove(&pool->kept[0], &pool->kept[1], --pool->len * sizeof *pool->kept);
+    }
+    pool->kept[pool->len++] = *b;
+    pool->bytes += b->size;
+    pthread_mutex_unlock(&pool->lock);
+    return n;
+}
+
+/* Device buffers, kept for the program's next allocation of the same size on the same
+ * device: a pipeline run again on an image of the same size (the frames of a video, the runs
+ * of a benchmark) allocates the same buffers again, and driver allocations are slow
+ * (cuMemAlloc and cuMemFree synchronise the device). A kept buffer is out of the table, so
+ * using or releasing it again is still the error it was; its guard was found intact when it
+ * was released. */
+enum { DEVICE_POOL_BUFFERS = 16 };
+static const int64_t DEVICE_POOL_BYTES = (int64_t)1 << 30;
+static anydsl_buffer device_kept[DEVICE_POOL_BUFFERS];
+static buffer_pool device_pool = {PTHREAD_MUTEX_INITIALIZER, device_kept, DEVICE_POOL_BUFFERS, 0, 0, "device memory"};
+
 /* Keeps a released device buffer, returning the oldest ones to their driver to make room. */
-static void pool_put(const anydsl_platform* platform, const anydsl_buffer* b) {
-    if (b->size > POOL_BYTES) {
+static void device_release(const anydsl_platform* platform, const anydsl_buffer* b) {
+    if (b->size > DEVICE_POOL_BYTES) {
         platform->release(b->dev >> 4, b);
         return;
     }
-    anydsl_buffer evicted[POOL_BUFFERS];
-    size_t n = 0;
-    pthread_mutex_lock(&pool_lock);
-    while (pool_len == POOL_BUFFERS || pool_bytes + b->size > POOL_BYTES) {
-        evicted[n++] = pool[0];
-        pool_bytes -= pool[0].size;
-        memmove(&pool[0], &pool[1], --pool_len * sizeof *pool);
-    }
-    pool[pool_len++] = *b;
-    pool_bytes += b->size;
-    pthread_mutex_unlock(&pool_lock);
+    anydsl_buffer evicted[DEVICE_POOL_BUFFERS];
+    size_t n = pool_put(&device_pool, b, DEVICE_POOL_BYTES, evicted);
     for (size_t i = 0; i < n; i++) anydsl_accelerator(evicted[i].dev, "anydsl_release")->release(evicted[i].dev >> 4, &evicted[i]);
 }
 
@@ -184,37 +208,29 @@ static void check_size(const char* what, int64_t size) {
     if (size < 0) anydsl_device_fatal("%s: negative size %lld", what, (long long)size);
 }
 
-/* Released host buffers, kept for the next host allocation they hold. glibc serves large
- * allocations with mmap and unmaps them at free (above its mmap threshold, which moves
- * with what the process freed before), so a pipeline allocating the same large temporaries
- * on every call (the levels of an image pyramid) page-faulted all of them in again on every
- * call in some processes and not in others, 5-10x slower on a VM where page faults are
- * expensive. Buffers of HOST_POOL_MIN bytes and more are pooled; smaller ones stay with
- * malloc, whose bins already keep them, and take no lock here. At most HOST_POOL_BUFFERS
- * buffers of host_pool_limit() bytes in all are kept, the oldest going back to free()
- * first; the program exiting returns the rest.
+/* Host buffers of HOST_POOL_MIN bytes and more, kept for the next host allocation they hold.
+ * glibc serves large allocations with mmap and unmaps them at free (above its mmap threshold,
+ * which moves with what the process freed before), so a pipeline allocating the same large
+ * temporaries on every call (the levels of an image pyramid) page-faulted all of them in
+ * again on every call in some processes and not in others, 5-10x slower on a VM where page
+ * faults are expensive. Smaller buffers stay with malloc, whose bins already keep them, and
+ * take no lock here.
  *
- * A release has no size: the pool learns it from malloc_usable_size, which reads the
- * chunk header malloc keeps anyway. A header of our own before each buffer would cost a
- * cache line per allocation and change what C code that frees the pointer frees; table
- * entries would put a lock on every small allocation too. A buffer is kept and handed out
- * with its usable size, which may exceed the request; it serves a request it holds with at
- * most an eighth to spare, so a small level of a pyramid does not take the whole image's
- * buffer. Only 64-byte aligned pointers are pooled (one that C code malloc'd and released
- * here goes to free()), so every pointer handed out stays aligned. A pointer found in the
- * pool when it is released is released twice: an error, where pooling it again would hand
- * one buffer to two owners. */
+ * A release has no size: the pool learns it from malloc_usable_size, which reads the chunk
+ * header malloc keeps anyway. A header of our own before each buffer would cost a cache line
+ * per allocation and change what C code that frees the pointer frees; table entries would put
+ * a lock on every small allocation too. A buffer is kept and handed out with its usable size,
+ * which may exceed the request; it serves a request it holds with at most an eighth to spare,
+ * so a small level of a pyramid does not take the whole image's buffer. Only 64-byte aligned
+ * pointers are kept (one that C code malloc'd and released here goes to free()), so every
+ * pointer handed out stays aligned. */
 enum { HOST_POOL_MIN = 64 << 10, HOST_POOL_BUFFERS = 64 };
-static pthread_mutex_t host_pool_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct {
-    void* ptr;
-    size_t size;
-} host_pool[HOST_POOL_BUFFERS]; /* oldest first */
-static size_t host_pool_len, host_pool_bytes;
-static size_t host_pool_max;
+static anydsl_buffer host_kept[HOST_POOL_BUFFERS];
+static buffer_pool host_pool = {PTHREAD_MUTEX_INITIALIZER, host_kept, HOST_POOL_BUFFERS, 0, 0, "host memory (device 0)"};
+static int64_t host_pool_max;
 static pthread_once_t host_pool_once = PTHREAD_ONCE_INIT;
 
-/* The bytes the pool may keep: ANYDSL_HOST_POOL_BYTES (0: no pool), by default 1 GiB or an
+/* The bytes the host pool may keep: ANYDSL_HOST_POOL_BYTES (0: none), by default 1 GiB or an
  * eighth of the physical memory where that is less. */
 static void read_host_pool_limit(void) {
     const char* setting = getenv("ANYDSL_HOST_POOL_BYTES");
@@ -224,76 +240,34 @@ static void read_host_pool_limit(void) {
         if (end == setting || *end != '\0' || bytes < 0)
             anydsl_device_fatal("ANYDSL_HOST_POOL_BYTES \"%s\": expected the bytes of released host memory to keep (0: none)",
                                 setting);
-        host_pool_max = (size_t)bytes;
+        host_pool_max = bytes;
         return;
     }
-    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
-    size_t eighth = pages > 0 && page > 0 ? (size_t)pages / 8 * (size_t)page : SIZE_MAX;
-    host_pool_max = eighth < ((size_t)1 << 30) ? eighth : (size_t)1 << 30;
-}
-
-static size_t host_pool_limit(void) {
-    pthread_once(&host_pool_once, read_host_pool_limit);
-    return host_pool_max;
-}
-
-/* Takes the most recently pooled buffer that holds bytes with at most an eighth to spare. */
-static void* host_pool_take(size_t bytes) {
-    void* ptr = NULL;
-    pthread_mutex_lock(&host_pool_lock);
-    for (size_t i = host_pool_len; i-- > 0;) {
-        if (host_pool[i].size >= bytes && host_pool[i].size - bytes <= bytes / 8) {
-            ptr = host_pool[i].ptr;
-            host_pool_bytes -= host_pool[i].size;
-            memmove(&host_pool[i], &host_pool[i + 1], (host_pool_len - i - 1) * sizeof *host_pool);
-            host_pool_len--;
-            break;
-        }
-    }
-    pthread_mutex_unlock(&host_pool_lock);
-    return ptr;
-}
-
-/* Keeps a released buffer of size usable bytes unless it exceeds the limit, freeing the
- * oldest ones to make room; returns whether it was kept. */
-static int host_pool_put(void* ptr, size_t size) {
-    if (size > host_pool_limit()) return 0;
-    void* evicted[HOST_POOL_BUFFERS];
-    size_t n = 0;
-    pthread_mutex_lock(&host_pool_lock);
-    for (size_t i = 0; i < host_pool_len; i++) {
-        if (host_pool[i].ptr == ptr) {
-            pthread_mutex_unlock(&host_pool_lock);
-            anydsl_device_fatal("anydsl_release: host memory (device 0) released twice");
-        }
-    }
-    while (host_pool_len == HOST_POOL_BUFFERS || host_pool_bytes + size > host_pool_max) {
-        evicted[n++] = host_pool[0].ptr;
-        host_pool_bytes -= host_pool[0].size;
-        memmove(&host_pool[0], &host_pool[1], --host_pool_len * sizeof *host_pool);
-    }
-    host_pool[host_pool_len].ptr = ptr;
-    host_pool[host_pool_len].size = size;
-    host_pool_len++;
-    host_pool_bytes += size;
-    pthread_mutex_unlock(&host_pool_lock);
-    for (size_t i = 0; i < n; i++) free(evicted[i]);
-    return 1;
+    int64_t eighth = (int64_t)sysconf(_SC_PHYS_PAGES) / 8 * (int64_t)sysconf(_SC_PAGESIZE);
+    host_pool_max = eighth > 0 && eighth < ((int64_t)1 << 30) ? eighth : (int64_t)1 << 30;
 }
 
 static void* host_alloc(const char* what, int64_t size) {
     /* A zero-byte request still returns a distinct, releasable pointer. */
     size_t bytes = size == 0 ? ALIGNMENT : (size_t)size;
-    void* ptr = bytes >= HOST_POOL_MIN ? host_pool_take(bytes) : NULL;
-    if (!ptr && posix_memalign(&ptr, ALIGNMENT, bytes) != 0)
+    anydsl_buffer kept;
+    if (bytes >= HOST_POOL_MIN && pool_take(&host_pool, 0, (int64_t)bytes, (int64_t)bytes / 8, &kept)) return kept.ptr;
+    void* ptr = NULL;
+    if (posix_memalign(&ptr, ALIGNMENT, bytes) != 0)
         anydsl_device_fatal("%s: out of memory allocating %lld bytes", what, (long long)size);
     return ptr;
 }
 
 static void host_release(void* ptr) {
-    if ((uintptr_t)ptr % ALIGNMENT == 0) {
-        size_t size = malloc_usable_size(ptr);
-        if (size >= HOST_POOL_MIN && host_pool_put(ptr, size)) return;
+    anydsl_buffer b = {.ptr = ptr};
+    if ((uintptr_t)ptr % ALIGNMENT == 0 && (b.size = (int64_t)malloc_usable_size(ptr)) >= HOST_POOL_MIN) {
+        pthread_once(&host_pool_once, read_host_pool_limit);
+        if (b.size <= host_pool_max) {
+            anydsl_buffer evicted[HOST_POOL_BUFFERS];
+            size_t n = pool_put(&host_pool, &b, host_pool_max, evicted);
+            for (size_t i = 0; i < n; i++) free(evicted[i].ptr);
+            return;
+        }
     }
     free(ptr);
 }
@@ -302,7 +276,7 @@ static void* accelerator_alloc(const char* what, int32_t dev, int64_t size, uint
     const anydsl_platform* platform = anydsl_accelerator(dev, what);
     /* With the guard, zero bytes still give a distinct buffer (OpenCL refuses empty ones). */
     anydsl_buffer b = {.size = size, .dev = dev, .kind = kind};
-    if (kind == ANYDSL_MEM_DEVICE && pool_take(dev, size, &b)) {
+    if (kind == ANYDSL_MEM_DEVICE && pool_take(&device_pool, dev, size, 0, &b)) {
         table_add(&b);
         return b.ptr;
     }
@@ -359,7 +333,7 @@ void anydsl_release(int32_t dev, void* ptr) {
                             anydsl_device_label(b.dev), anydsl_device_label(dev));
     }
     check_guard(platform, &b, "its release");
-    if (b.kind == ANYDSL_MEM_DEVICE) pool_put(platform, &b);
+    if (b.kind == ANYDSL_MEM_DEVICE) device_release(platform, &b);
     else platform->release(dev >> 4, &b);
 }
 
