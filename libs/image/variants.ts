@@ -71,16 +71,18 @@ export const HAND_TUNINGS: Partial<Record<Schedule, Tuning>> = {
  * span the row (the shape of the sliding-row schedule `--schedule auto` picked for it): box3
  * has no stage to keep in cache per tile, and 512-element tile rows cut its input and output
  * into short streams: whole rows took 13–30% less time on every input tried (i32 and u8, gray
- * 4096² and RGB photos; medians of interleaved runs). Harris' `opt` is its `slide`, every
- * stage slid down strips of whole rows in the shape of Halide's apps/harris (`harris_slid`):
- * on a 2048² gray image, one thread, it took 25–30% less CPU time than the 512 × 32 tiles
- * with the stages computed per tile, 30% less on 4096² (interleaved runs in one process).
+ * 4096² and RGB photos; medians of interleaved runs). Harris' `opt` is its `slide` in strips
+ * of 64 rows: every stage slid down strips of whole rows in the shape of Halide's apps/harris
+ * (`harris_slid`), which took 25–35% less CPU time than the 512 × 32 tiles with the stages
+ * computed per tile (one thread, interleaved runs in one process: 2048² gray 3.4–4.0 ms
+ * against 5.1–5.5, Storm.jpg 2.6 against 3.9); strips of 64 rows recompute half as many rows
+ * at strip edges as 32 and took 0–5% less (Storm.jpg 2.43 ms against 2.55).
  */
 export function handTuning(pipeline: Pipeline, schedule: Schedule): Tuning | undefined {
   const t = HAND_TUNINGS[schedule];
   if (!t || schedule !== 'opt') return t;
   if (pipeline === 'box3') return { ...t, tileWidth: 0 };
-  if (pipeline === 'harris') return HAND_TUNINGS.slide;
+  if (pipeline === 'harris') return { ...HAND_TUNINGS.slide!, tileHeight: 64 };
   return t;
 }
 
@@ -129,7 +131,7 @@ export const SCHEDULE_DESCRIPTIONS: Record<Schedule, string> = {
   par: 'rows spread over all cores (TBB), columns sequential',
   tile: '512 × 32 tiles, rows of tiles over all cores; stages produced for the whole image first',
   vec: 'as tile, with 512-bit vectorize inside tiles (16 lanes of 32 bits, 32 of 16)',
-  opt: 'as vec, with every stage fused into the tiles of the next (compute-at, per-tile temporaries); box3, which has no stage, in strips of 32 whole rows; Harris as slide',
+  opt: 'as vec, with every stage fused into the tiles of the next (compute-at, per-tile temporaries); box3, which has no stage, in strips of 32 whole rows; Harris as slide in strips of 64 rows',
   slide: 'strips of 32 rows over all cores, vectorized like vec, every stage computed row by row just ahead of its reader (Halide\'s sliding window)',
   gpu: 'one work item per pixel in 32 × 4 blocks on a GPU (CUDA or OpenCL; ANYDSL_DEVICE picks), stages produced for the whole image first into device memory',
   gpu_shared: 'as gpu in 32 × 8 blocks, with every stage fused into the blocks of the next through shared memory and a barrier (tile_gpu_at)',
