@@ -10,11 +10,10 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { repoRoot } from '../../compiler/src/driver/cache.ts';
 import { frontEnd } from '../../compiler/src/driver/pipeline.ts';
-import { buildRuntime } from '../../compiler/src/driver/runtime-build.ts';
-import { findToolchain, runTool } from '../../compiler/src/driver/toolchain.ts';
 import { interpret, mainArguments } from '../../compiler/src/interp/index.ts';
 import { DiagnosticSink } from '../../compiler/src/syntax/diagnostics.ts';
 import { useTempDir } from '../driver/helpers.ts';
+import { buildHarness } from '../runtime/support.ts';
 
 const tmp = useTempDir('anydsl-compat-runtime-');
 
@@ -30,16 +29,7 @@ function splitmix64(seed: bigint, count: number): bigint[] {
   });
 }
 
-async function harness(): Promise<string> {
-  const toolchain = findToolchain();
-  const runtime = await buildRuntime(toolchain);
-  const output = path.join(tmp(), 'taskgraph');
-  await runTool(toolchain.clang, [
-    '-std=c11', '-O1', '-Wall', '-Wextra', '-Werror', '-I', path.join(repoRoot, 'runtime'),
-    path.join(repoRoot, 'tests', 'compat', 'taskgraph.c'), ...runtime.objects, `--ld-path=${toolchain.lld}`, ...runtime.linkFlags, '-o', output,
-  ]);
-  return output;
-}
+const harness = (): Promise<string> => buildHarness(tmp(), path.join(repoRoot, 'tests', 'compat', 'taskgraph.c'));
 
 describe('the 2018 runtime functions', () => {
   it('run the task graph in edge order, draw splitmix64 numbers, classify floats, print the platforms', async () => {

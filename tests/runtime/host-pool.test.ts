@@ -8,29 +8,19 @@
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { repoRoot } from '../../compiler/src/driver/cache.ts';
-import { buildRuntime } from '../../compiler/src/driver/runtime-build.ts';
-import { findToolchain, runTool } from '../../compiler/src/driver/toolchain.ts';
-import { run, type RunResult, useTempDir } from '../driver/helpers.ts';
+import { type RunResult, useTempDir } from '../driver/helpers.ts';
+import { buildHarness, runHarness } from './support.ts';
 
 const tmp = useTempDir('anydsl-host-pool-');
 let harness = '';
 
 beforeAll(async () => {
-  const toolchain = findToolchain();
-  const runtime = await buildRuntime(toolchain);
-  harness = path.join(tmp(), 'host-pool');
-  await runTool(toolchain.clang, [
-    '-std=c11', '-D_POSIX_C_SOURCE=200809L', '-O1', '-Wall', '-Wextra', '-Werror', '-I', path.join(repoRoot, 'runtime'),
-    path.join(repoRoot, 'tests', 'runtime', 'host-pool.c'), ...runtime.objects, `--ld-path=${toolchain.lld}`, ...runtime.linkFlags, '-o', harness,
-  ]);
+  harness = await buildHarness(tmp(), path.join(repoRoot, 'tests', 'runtime', 'host-pool.c'));
 });
 
 /** Runs one case with ANYDSL_HOST_POOL_BYTES as given (unset: the default). */
 function runCase(what: string, poolBytes?: number | string): Promise<RunResult> {
-  const env: NodeJS.ProcessEnv = { ...process.env };
-  delete env.ANYDSL_HOST_POOL_BYTES;
-  if (poolBytes !== undefined) env.ANYDSL_HOST_POOL_BYTES = String(poolBytes);
-  return run(harness, [what], { env });
+  return runHarness(harness, [what], { ANYDSL_HOST_POOL_BYTES: poolBytes === undefined ? undefined : String(poolBytes) });
 }
 
 /** What one case prints; it must succeed. */

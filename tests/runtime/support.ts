@@ -11,15 +11,18 @@ import { xorshift32 } from '../../libs/shared/random.ts';
 
 const here = path.join(repoRoot, 'tests', 'runtime');
 
-/** Compiles the harness into `dir` and returns its path. */
-export async function buildHarness(dir: string): Promise<string> {
+/**
+ * Compiles a C test program (by default this folder's harness.c) against the runtime into
+ * `dir`, named after its source, and returns its path.
+ */
+export async function buildHarness(dir: string, source = path.join(here, 'harness.c')): Promise<string> {
   const toolchain = findToolchain();
   const runtime = await buildRuntime(toolchain);
   await mkdir(dir, { recursive: true });
-  const output = path.join(dir, 'harness');
+  const output = path.join(dir, path.basename(source, '.c'));
   await runTool(toolchain.clang, [
     '-std=c11', '-D_POSIX_C_SOURCE=200809L', '-O1', '-Wall', '-Wextra', '-Werror', '-I', path.join(repoRoot, 'runtime'),
-    path.join(here, 'harness.c'), ...runtime.objects, `--ld-path=${toolchain.lld}`, ...runtime.linkFlags, '-o', output,
+    source, ...runtime.objects, `--ld-path=${toolchain.lld}`, ...runtime.linkFlags, '-o', output,
   ]);
   return output;
 }
