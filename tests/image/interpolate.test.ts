@@ -1,33 +1,13 @@
-// Multi-scale interpolation (Halide's apps/interpolate, libs/image/interpolate.impala)
-// against its TypeScript reference, bit for bit: on RGBA f32 under every CPU schedule and
-// in every boundary mode; on u8 gray with alpha (values v / 255, rounded back). About half
-// of the pixels are holes (alpha 0). At 1 × 1 (every level a single pixel), 17 × 5 and
-// 1023 × 769 (ten levels down to 3 × 3). The GPU schedules are in halide-apps-gpu.test.ts.
+// Multi-scale interpolation against its reference (interpolate-cases.ts) under the schedules
+// that do not fuse stages, and the images it refuses.
 import { expect, it } from 'vitest';
-import { checkVariant, type Variant } from '../../libs/image/variants.ts';
-import { appVariants, describeAgainstReference } from './app-cases.ts';
-import { referenceInterpolate } from './reference-apps.ts';
-import { randomImage } from './support.ts';
+import { checkVariant } from '../../libs/image/variants.ts';
+import { describeAgainstReference, partOf } from './app-cases.ts';
+import { INTERPOLATE, INTERPOLATE_F32 } from './interpolate-cases.ts';
 
-const F32 = { pipeline: 'interpolate', type: 'f32', channels: 4 } as const;
-
-/** A random image whose alpha is 0 (a hole to fill) for about half of the pixels. */
-function withHoles(v: Variant, w: number, h: number, seed: number) {
-  const img = randomImage(v.type, w, h, v.channels, seed);
-  const mask = randomImage('u8', w, h, 1, seed + 1);
-  for (let i = 0; i < w * h; i++) if (mask.data[i]! < 128) img.data[i * v.channels + v.channels - 1] = 0;
-  return img;
-}
-
-describeAgainstReference({
-  title: 'interpolate',
-  variants: appVariants(F32, { pipeline: 'interpolate', type: 'u8', channels: 2 }),
-  reference: referenceInterpolate,
-  input: (v, w, h) => withHoles(v, w, h, w * 13 + h),
-  outside: (v) => (v.type === 'u8' ? 100 : 0.5),
-});
+describeAgainstReference(partOf(INTERPOLATE, 'rest'));
 
 it('takes images with alpha only', () => {
-  expect(() => checkVariant({ ...F32, channels: 3, schedule: 'opt', boundary: 'clamp' })).toThrow(/^interpolate fills in the transparent parts of an image with alpha: it takes 2 \(gray, alpha\) or 4 \(RGBA\) channels, not 3$/);
-  expect(() => checkVariant({ ...F32, type: 'i32', schedule: 'opt', boundary: 'clamp' })).toThrow(/^interpolate computes in f32 on values from 0 to 1 and takes u8 or f32 images, not i32$/);
+  expect(() => checkVariant({ ...INTERPOLATE_F32, channels: 3, schedule: 'opt', boundary: 'clamp' })).toThrow(/^interpolate fills in the transparent parts of an image with alpha: it takes 2 \(gray, alpha\) or 4 \(RGBA\) channels, not 3$/);
+  expect(() => checkVariant({ ...INTERPOLATE_F32, type: 'i32', schedule: 'opt', boundary: 'clamp' })).toThrow(/^interpolate computes in f32 on values from 0 to 1 and takes u8 or f32 images, not i32$/);
 });
