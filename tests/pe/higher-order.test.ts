@@ -83,4 +83,22 @@ extern fn test(n: i32) -> i32 { ev(n, |z: i32| z + 1) + od(n, |z: i32| z * 3) }`
       expect.stringMatching(/^specialise ev at test.impala:3:43: args \[f\] = lambda \(higher-order\)$/),
     ]);
   });
+
+  it('specialises a function called at one place only, whatever cycle that call lies on', () => {
+    // `od` is called only from `ev`, which `od` calls back with a return block of its own. A
+    // continuation used only by one call outside it is replaced by its specialisation there,
+    // so no search for recursion through other functions is made for it (for the return block
+    // of every call in a loop, that search built the scopes of most of the function around it).
+    const p = new Program(`
+fn ev(n: i32) -> fn(i32) -> i32 { if n == 0 { |z: i32| z } else { let f = od(n - 1); |z: i32| f(z) * 2 } }
+fn od(n: i32) -> fn(i32) -> i32 { if n == 0 { |z: i32| -z } else { let f = ev(n - 1); print_i32(n); |z: i32| f(z) + n } }
+extern fn test(n: i32, z: i32) -> i32 { ev(n)(z) }`);
+    const args = [[0n, 7n], [1n, 7n], [4n, -3n]];
+    const before = p.runAll('test', args);
+    expect(p.evaluate()).toBe(true);
+    expect(p.runAll('test', args)).toEqual(before);
+    expect(p.trace).toContainEqual(expect.stringMatching(/^specialise od at test.impala:2:75: args \[return\] = ret \(higher-order\)$/));
+    // `ev` is called from two places, and `od`'s call passes a return block of its own: it stays.
+    expect(p.trace.filter((l) => /^specialise ev .*\(higher-order\)/.test(l))).toEqual([]);
+  });
 });

@@ -18,7 +18,9 @@
 // recursive calls pass the dropped value and are rewired to it (`specialise` in
 // transform/mangle.ts). This is how a `break` out of a non-tail recursive
 // generator (the recursive call returns to the loop's exit, the outer call too)
-// becomes a loop instead of a closure.
+// becomes a loop instead of a closure. A continuation called at one place only,
+// from outside it (a return block), has no recursion to look for: specialising
+// it there replaces it.
 import { Continuation, type Def, Param } from './defs.ts';
 import { isReturnParam } from './jumps.ts';
 import { Scope } from './scope.ts';
@@ -75,11 +77,13 @@ export type Recursion = ReadonlyMap<number, ReadonlySet<Def> | 'varies'>;
  * function's scope varying as well: its return block wraps the one `callee`
  * was called with, so specialising for it would make the next one forever. A
  * param of the calling function that only ever carries `callee`'s param around
- * the cycle is that param passed on unchanged.
+ * the cycle is that param passed on unchanged. A continuation used only as the
+ * callee of one call outside it has no recursion (`calledOnceFromOutside`).
  */
 export function recursion(callee: Continuation): Recursion {
-  const passed = new Map<number, Set<Def> | 'varies'>();
   const own = new Scope(callee);
+  if (calledOnceFromOutside(callee, own)) return new Map();
+  const passed = new Map<number, Set<Def> | 'varies'>();
   const scopes = [own, ...cycleThrough(own)];
   const carried = carriedParams(callee, scopes);
   for (const scope of scopes) {
@@ -98,6 +102,21 @@ export function recursion(callee: Continuation): Recursion {
     }
   }
   return passed;
+}
+
+/**
+ * Whether the one use of `callee` is the call of a continuation outside its scope (the
+ * return block of a call, most often). Specialising it there replaces it: the clone is a
+ * copy of `callee`'s scope, which does not hold that call, is again called there alone,
+ * with fewer params, and `callee` is left without a use; so nothing can unfold, whatever
+ * cycle the call lies on. Asking is cheap, where the search for that cycle builds the
+ * scope of everything `callee` reaches, for a return block in a loop most of the
+ * function around it, once per return block.
+ */
+function calledOnceFromOutside(callee: Continuation, own: Scope): boolean {
+  if (callee.uses.size !== 1) return false;
+  const [use] = callee.uses.values();
+  return use!.index === 0 && use!.user instanceof Continuation && !own.contains(use!.user);
 }
 
 /**
