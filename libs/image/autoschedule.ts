@@ -7,14 +7,15 @@
 // final interleaved run of many rounds times the best hand schedules against the best
 // tunings found, and a tuning replaces the best hand schedule only when it is faster by a
 // clear margin there. The choice is stored in the artifact cache under the key material the
-// compile cache uses (compiler version, library sources, CPU model) plus the pipeline,
-// type, channels, boundary, size class and core count, so a second run reuses it without
-// searching. A pipeline with an entry of its own (the camera pipe, camera.ts) is searched
+// compile cache uses (compiler version, library sources, CPU model) plus the runtime, the
+// hand schedules, the pipeline, type, channels, boundary, size class and core count, so a
+// second run reuses it without searching and a change to any of them searches again. A pipeline with an entry of its own (the camera pipe, camera.ts) is searched
 // the same way through `autoTune`, with its own compile and input (`TuningTarget`).
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { cacheRoot, compilerVersion, hashValue } from '../../compiler/src/driver/cache.ts';
+import { startRuntimeBuild } from '../../compiler/src/driver/runtime-build.ts';
 import { compileKernels, librarySources } from './host.ts';
 import { type Image, randomImage } from './image.ts';
 import { exportName, HAND_TUNINGS, handTuning, lanesIn512Bits, type Schedule, type Tuning, type Variant } from './variants.ts';
@@ -185,11 +186,17 @@ export function describeTuning(t: Tuning, lanes512: number): string {
   return `${tiles}, ${lanes}, ${where}`;
 }
 
-/** The cache file of the choice for `target` on images of `cls`. */
-function choicePath(target: TuningTarget, cls: SizeClass, dir: string): string {
+/**
+ * The cache file of the choice for `target` on images of `cls`: keyed by everything that
+ * decides the candidates' speed (the compiler, the library, the runtime they link, the hand
+ * schedules they must beat, the machine), so a choice is never reused after any of them changed.
+ */
+function choicePath(target: TuningTarget, cls: SizeClass, dir: string, runtime: string): string {
   const key = hashValue({
     compiler: compilerVersion(),
     library: librarySources().map((s) => s.text),
+    runtime,
+    hands: target.hands,
     variant: target.key,
     search: SEARCH_VERSION,
     size: cls,
@@ -281,7 +288,7 @@ export async function autoSchedule(base: Unscheduled, width: number, height: num
 export async function autoTune(target: TuningTarget, width: number, height: number, what: string, options: AutoOptions<unknown> = {}): Promise<TunedChoice> {
   const cls = sizeClass(width, height);
   const classText = `${cls.width}×${cls.height} ${what}`;
-  const file = choicePath(target, cls, options.choicesDir ?? path.join(cacheRoot(), 'schedules'));
+  const file = choicePath(target, cls, options.choicesDir ?? path.join(cacheRoot(), 'schedules'), (await startRuntimeBuild()).key);
   const stored = options.retune ? undefined : await readChoice(file);
   if (stored) {
     return { schedule: stored.schedule, ...(stored.tuning && { tuning: stored.tuning }), reused: true, summary: `auto: ${describeChoice(stored, target)} (reused the choice cached for ${classText}: ${stored.why}; ${stored.searched} schedules timed on ${stored.timedOn} in ${stored.seconds.toFixed(0)} s; --retune searches again)` };
