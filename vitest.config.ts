@@ -42,12 +42,13 @@ const COLD_SECONDS: Record<string, number> = {
 class LongestFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const byVitest = await super.sort(files);
+    const file = (f: TestSpecification) => path.relative(this.ctx.config.root, f.moduleId);
+    const recorded = (f: TestSpecification) => this.ctx.cache.getFileTestResults(`${f.project.name}:${file(f)}`);
     const seconds = (f: TestSpecification) => {
-      const file = path.relative(this.ctx.config.root, f.moduleId);
-      const recorded = this.ctx.cache.getFileTestResults(`${f.project.name}:${file}`);
-      return recorded ? recorded.duration / 1000 : (COLD_SECONDS[file.split(path.sep).join('/')] ?? 0);
+      const r = recorded(f);
+      return r ? r.duration / 1000 : (COLD_SECONDS[file(f).split(path.sep).join('/')] ?? 0);
     };
-    const failed = (f: TestSpecification) => (this.ctx.cache.getFileTestResults(`${f.project.name}:${path.relative(this.ctx.config.root, f.moduleId)}`)?.failed ? 1 : 0);
+    const failed = (f: TestSpecification) => (recorded(f)?.failed ? 1 : 0);
     // Array.prototype.sort is stable: files with no figure keep vitest's order (larger first).
     return byVitest.sort((a, b) => failed(b) - failed(a) || seconds(b) - seconds(a));
   }
