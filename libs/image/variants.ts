@@ -76,7 +76,9 @@ export const HAND_TUNINGS: Partial<Record<Schedule, Tuning>> = {
  * (`harris_slid`), which took 25–35% less CPU time than the 512 × 32 tiles with the stages
  * computed per tile (one thread, interleaved runs in one process: 2048² gray 3.4–4.0 ms
  * against 5.1–5.5, Storm.jpg 2.6 against 3.9); strips of 64 rows recompute half as many rows
- * at strip edges as 32 and took 0–5% less (Storm.jpg 2.43 ms against 2.55).
+ * at strip edges as 32 and took 0–5% less (Storm.jpg 2.43 ms against 2.55). On two threads
+ * its CPU time stays within 0–3% of one thread's, as Halide's app's does (0–1%), and strips
+ * of 32 or 128 rows did no better (2048² gray, both sides in one process in turns, load 7–11).
  */
 export function handTuning(pipeline: Pipeline, schedule: Schedule): Tuning | undefined {
   const t = HAND_TUNINGS[schedule];
