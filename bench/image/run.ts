@@ -29,7 +29,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { fetchPhotos } from '../../datasets/images/fetch-photos.ts';
 import { autoSchedule, describeTuning } from '../../libs/image/autoschedule.ts';
-import { median, timeEach } from '../../libs/image/bench.ts';
+import { median, timeEach, timesInTurns } from '../../libs/image/bench.ts';
 import { compileKernel, type Kernel } from '../../libs/image/host.ts';
 import { convertImage, type Image, makeImage } from '../../libs/image/image.ts';
 import { readImage } from '../../libs/image/io.ts';
@@ -251,6 +251,16 @@ async function main(): Promise<number> {
     }
     return m;
   };
+  /** The measurements of `runners` taking turns run by run (after one warm-up each), quiet and with --busy busy. */
+  const measureInTurns = async (runners: (() => unknown)[]): Promise<Measurement[]> => {
+    const once = async () => {
+      for (const r of runners) r();
+      return timesInTurns(runners, runs);
+    };
+    const quiet = await once();
+    const busy = cli.busy ? await withBusyCore(once) : undefined;
+    return quiet.map((times, i) => ({ medianMs: median(times), times, ...(busy && { busyTimes: busy[i]!, busyMs: median(busy[i]!) }) }));
+  };
 
   const rows: Row[] = [];
   const notes = new Map<string, Set<string>>();
@@ -283,11 +293,12 @@ async function main(): Promise<number> {
       const k = kernel;
       const output = k.run(image);
       note(c, `ours ${oursScheduleNote(variant)}`);
-      const ours: Row = { ...base, side: 'ours', schedule: 'opt', tuning: describeTuning(handTuning(variant.pipeline, 'opt')!, lanesIn512Bits(variant)), m: await measure(() => timeEach(runs, () => k.run(image, { output }))) };
+      const ours: Row = { ...base, side: 'ours', schedule: 'opt', tuning: describeTuning(handTuning(variant.pipeline, 'opt')!, lanesIn512Bits(variant)) };
       rows.push(ours);
       // --schedule auto: the search's choice for this size class (cached after its first search), checked against opt's output.
       const autoRow: Row = { ...base, side: 'ours', schedule: 'auto' };
       rows.push(autoRow);
+      const runOpt = () => k.run(image, { output });
       try {
         const choice = await autoSchedule({ pipeline: variant.pipeline, boundary: variant.boundary, type: variant.type, channels: variant.channels }, w, h, { onProgress: (l) => console.error(`bench/image: ${l}`), input: image });
         note(c, choice.summary);
@@ -296,12 +307,14 @@ async function main(): Promise<number> {
         const autoOutput = ak.run(image);
         autoRow.agreement = compareOutputs(output, autoOutput);
         if (!autoRow.agreement.ok) failed = true;
-        autoRow.m = await measure(() => timeEach(runs, () => ak.run(image, { output: autoOutput })));
+        // opt and auto take turns, run by run, so that the two rows compare as the search compared them.
+        [ours.m, autoRow.m] = await measureInTurns([runOpt, () => ak.run(image, { output: autoOutput })]);
       } catch (e) {
         failed = true;
         autoRow.missing = 'failed';
         note(c, `auto failed: ${(e as Error).message.split('\n')[0]}`);
       }
+      ours.m ??= await measure(() => timeEach(runs, runOpt));
       const refs = REFERENCE_KERNELS.filter(
         (r) => r.pipeline === c.pipeline && r.type === c.type && (r.reference === 'opencv' || (r.reference === 'halide' && opts.halide.includes(r.halide!))),
       );

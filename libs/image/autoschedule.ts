@@ -16,6 +16,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { cacheRoot, compilerVersion, hashValue } from '../../compiler/src/driver/cache.ts';
 import { startRuntimeBuild } from '../../compiler/src/driver/runtime-build.ts';
+import { timesInTurns } from './bench.ts';
 import { compileKernels, librarySources } from './host.ts';
 import { type Image, randomImage } from './image.ts';
 import { exportName, HAND_TUNINGS, handTuning, lanesIn512Bits, type Schedule, type Tuning, type Variant } from './variants.ts';
@@ -319,15 +320,7 @@ type Runner = { name: string; run: () => void };
  * against itself, 101 rounds at load 12: medians 0.76–1.12 apart, lower quartiles 0.95–1.05).
  */
 function timeInTurns(runners: readonly Runner[], rounds: number): number[] {
-  const samples = runners.map(() => [] as number[]);
-  for (let r = 0; r < rounds; r++) {
-    for (const [i, runner] of runners.entries()) {
-      const t0 = performance.now();
-      runner.run();
-      samples[i]!.push(performance.now() - t0);
-    }
-  }
-  return samples.map(lowerQuartile);
+  return timesInTurns(runners.map((r) => r.run), rounds).map(lowerQuartile);
 }
 
 function lowerQuartile(xs: readonly number[]): number {

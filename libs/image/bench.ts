@@ -40,6 +40,24 @@ export async function timeEach(runs: number, once: () => unknown, onProgress?: (
 }
 
 /**
+ * The times in ms of each of `runners` over `rounds` rounds in which they take turns, one
+ * run each, so that a burst of load from other processes, or the cache state one leaves,
+ * falls on all of them alike rather than on one. Synchronous: kernels return no promise.
+ */
+export function timesInTurns(runners: readonly (() => unknown)[], rounds: number): number[][] {
+  checkRuns(rounds);
+  const samples = runners.map(() => [] as number[]);
+  for (let r = 0; r < rounds; r++) {
+    for (const [i, run] of runners.entries()) {
+      const t0 = performance.now();
+      run();
+      samples[i]!.push(performance.now() - t0);
+    }
+  }
+  return samples;
+}
+
+/**
  * The times a median is taken of: all of them up to `limit`, beyond that a uniform random
  * sample of `limit` (reservoir sampling, Algorithm R), so a long benchmark keeps a fixed
  * amount of memory and its median stays within sampling error of the exact one.
