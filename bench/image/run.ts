@@ -241,26 +241,20 @@ async function main(): Promise<number> {
   }
   console.error(`bench/image: ${inputs.map(inputLabel).join(', ')}; ${runs} runs per side${cli.busy ? ', quiet and with one core busy' : ''}; ${os.cpus().length} cores (${os.cpus()[0]?.model ?? 'unknown CPU'})`);
 
-  /** Times `once` quietly and, with --busy, with one core busy. */
-  const measure = async (once: () => Promise<number[]>): Promise<Measurement> => {
-    const times = await once();
-    const m: Measurement = { medianMs: median(times), times };
-    if (cli.busy) {
-      m.busyTimes = await withBusyCore(once);
-      m.busyMs = median(m.busyTimes);
-    }
-    return m;
-  };
-  /** The measurements of `runners` taking turns run by run (after one warm-up each), quiet and with --busy busy. */
-  const measureInTurns = async (runners: (() => unknown)[]): Promise<Measurement[]> => {
-    const once = async () => {
-      for (const r of runners) r();
-      return timesInTurns(runners, runs);
-    };
+  /** Times the sides `once` times (each its runs) quietly and, with --busy, with one core busy. */
+  const measureSides = async (once: () => Promise<number[][]>): Promise<Measurement[]> => {
     const quiet = await once();
     const busy = cli.busy ? await withBusyCore(once) : undefined;
     return quiet.map((times, i) => ({ medianMs: median(times), times, ...(busy && { busyTimes: busy[i]!, busyMs: median(busy[i]!) }) }));
   };
+  /** Times one side. */
+  const measure = async (once: () => Promise<number[]>): Promise<Measurement> => (await measureSides(async () => [await once()]))[0]!;
+  /** Times `runners` taking turns run by run, after one warm-up each. */
+  const measureInTurns = (runners: (() => unknown)[]): Promise<Measurement[]> =>
+    measureSides(async () => {
+      for (const r of runners) r();
+      return timesInTurns(runners, runs);
+    });
 
   const rows: Row[] = [];
   const notes = new Map<string, Set<string>>();

@@ -9,8 +9,9 @@
 // clear margin there. The choice is stored in the artifact cache under the key material the
 // compile cache uses (compiler version, library sources, CPU model) plus the runtime, the
 // hand schedules, the pipeline, type, channels, boundary, size class and core count, so a
-// second run reuses it without searching and a change to any of them searches again. A pipeline with an entry of its own (the camera pipe, camera.ts) is searched
-// the same way through `autoTune`, with its own compile and input (`TuningTarget`).
+// second run reuses it without searching and a change to any of them searches again. A
+// pipeline with an entry of its own (the camera pipe, camera.ts) is searched the same way
+// through `autoTune`, with its own compile and input (`TuningTarget`).
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
