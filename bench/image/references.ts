@@ -266,8 +266,9 @@ export function parseHalideLimit(text: string): number {
 
 /**
  * A Halide kernel whose generation (an autoscheduler's search, mostly) did not finish within
- * the limit: the generator (or camera.ts's just-in-time compile) was killed and nothing was
- * cached, so a run with a higher limit tries again.
+ * the limit: the generator (or camera.ts's just-in-time compile) was killed and no kernel was
+ * cached. The generator's log records the limit it was killed at, and a later run with a limit
+ * no higher reads the same verdict from it without starting again; a higher limit tries again.
  */
 export class GenerationTimeout extends Error {
   constructor(
@@ -281,6 +282,26 @@ export class GenerationTimeout extends Error {
   get verdict(): string {
     return `did not finish in ${this.minutes} min`;
   }
+}
+
+/** The line a generator's log ends with when it was killed at the limit of `minutes`. */
+export function killedLine(minutes: number): string {
+  return `\nkilled after ${minutes} min: the limit on generating a kernel\n`;
+}
+
+/**
+ * The minutes after which an earlier run killed the generation whose log is `log`, when that
+ * limit was at least `limitMinutes` (so this run would be killed too); undefined otherwise, and
+ * always under no limit (0).
+ */
+export function killedEarlier(log: string, limitMinutes: number): number | undefined {
+  const minutes = Number(/^killed after ([\d.]+) min: the limit on generating a kernel$/m.exec(log)?.[1] ?? NaN);
+  return limitMinutes > 0 && minutes >= limitMinutes ? minutes : undefined;
+}
+
+/** Who generates a Halide kernel: an autoscheduler, or the generator with a written schedule. */
+function generatorTitle(k: ReferenceKernel): string {
+  return k.halide !== 'app' && k.halide !== 'same' ? `the ${HALIDE_SCHEDULE_TITLES[k.halide!]} autoscheduler` : 'the Halide generator';
 }
 
 /**
@@ -323,17 +344,22 @@ async function prepareHalide(onStep?: (step: string) => void): Promise<Prepared>
     if (!p) {
       p = (async () => {
         if (existsSync(file)) return file;
+        const log = path.join(genDir, `${name}.txt`);
+        const printed = path.relative(process.cwd(), log);
+        // A generation killed at a limit at least this one is not started again: it would only
+        // be killed again, after as long (Adams2019 on the largest pipelines runs for hours).
+        const killedAfter = existsSync(log) ? killedEarlier(await readFile(log, 'utf8'), limitMinutes) : undefined;
+        if (killedAfter !== undefined) {
+          throw new GenerationTimeout(`${generatorTitle(k)} did not finish ${name} in ${killedAfter} min in an earlier run (${printed}); not started again, a higher --halide-limit (0: none) tries again`, killedAfter);
+        }
         onStep?.(`generating Halide ${k.pipeline} ${k.type} ×${input.channels} (${HALIDE_SCHEDULE_TITLES[k.halide!]}${limitMinutes > 0 ? `, at most ${limitMinutes} min` : ''})`);
         const gen = await mkdtemp(path.join(genDir, 'generated-'));
         try {
           const args = [gen, name, k.pipeline, k.type, String(input.channels), k.halide!, String(w), String(h), String(machine.cores), String(machine.llc)];
-          const log = path.join(genDir, `${name}.txt`);
           const r = await exec(generator, args, { limitMs: limitMinutes * 60_000 });
-          await writeFile(log, `${r.stdout}${r.stderr}${r.timedOut ? `\nkilled after ${limitMinutes} min: the limit on generating a kernel\n` : ''}`);
-          const printed = path.relative(process.cwd(), log);
+          await writeFile(log, `${r.stdout}${r.stderr}${r.timedOut ? killedLine(limitMinutes) : ''}`);
           if (r.timedOut) {
-            const who = auto ? `the ${HALIDE_SCHEDULE_TITLES[k.halide!]} autoscheduler` : 'the Halide generator';
-            throw new GenerationTimeout(`${who} did not finish ${name} in the limit of ${limitMinutes} min (killed; nothing cached, so a run with a higher limit, bench/image --halide-limit, tries again); what it printed is in ${printed}`, limitMinutes);
+            throw new GenerationTimeout(`${generatorTitle(k)} did not finish ${name} in the limit of ${limitMinutes} min (killed; a run with a higher limit, bench/image --halide-limit, tries again); what it printed is in ${printed}`, limitMinutes);
           }
           if (!r.ok) throw new Error(`the Halide generator failed on ${name}; its output is in ${printed}`);
           const tmp = `${file}.${process.pid}.tmp`;

@@ -20,7 +20,8 @@
 // Debian packages libhalide14-0-dev and libopencv-dev, which this script installs with
 // apt-get when running as root; Halide kernels are generated the first time a run needs
 // them and cached; a kernel whose generation takes longer than --halide-limit minutes (an
-// autoscheduler's search on a pipeline of hundreds of stages) is killed and its row says so.
+// autoscheduler's search on a pipeline of hundreds of stages) is killed and its row says so,
+// and later runs with a limit no higher say so again without starting it.
 // A reference that cannot be built is skipped with the reason; no number is ever made up.
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';

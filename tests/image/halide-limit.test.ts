@@ -4,6 +4,7 @@
 // what each printed is kept. Fake generators (shell and node one-liners) stand in for
 // Halide's, so this runs in well under a second and without Halide.
 import { expect, it } from 'vitest';
+import { killedEarlier, killedLine } from '../../bench/image/references.ts';
 import { exec } from '../../bench/shared/native.ts';
 
 /** A generator that runs `script`; `node -e`. */
@@ -29,4 +30,16 @@ it('tells a failing process from one that finishes, with or without a limit', as
   expect(await exec(...fake('console.log("schedule chosen")'), { limitMs: 60_000 })).toEqual({ ok: true, stdout: 'schedule chosen\n', stderr: '', timedOut: false });
   // 0 is no limit: a process slower than a small limit still finishes.
   expect(await exec(...fake('setTimeout(() => console.log("late"), 400)'), { limitMs: 0 })).toEqual({ ok: true, stdout: 'late\n', stderr: '', timedOut: false });
+});
+
+it('remembers a generation killed at a limit: no higher limit starts it again, a higher one or none does', () => {
+  const log = `Adams2019: searching…\n${killedLine(10)}`;
+  expect(killedEarlier(log, 10)).toBe(10);
+  expect(killedEarlier(log, 0.5)).toBe(10);
+  expect(killedEarlier(log, 12)).toBeUndefined();
+  expect(killedEarlier(log, 0)).toBeUndefined();
+  expect(killedEarlier(`Adams2019: searching…\n${killedLine(0.2)}`, 0.2)).toBe(0.2);
+  // A log of a generation that finished, or failed, says nothing about the limit.
+  expect(killedEarlier('schedule chosen\n', 10)).toBeUndefined();
+  expect(killedEarlier('error: out of memory\n', 10)).toBeUndefined();
 });
