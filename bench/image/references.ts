@@ -284,19 +284,28 @@ export class GenerationTimeout extends Error {
   }
 }
 
-/** The line a generator's log ends with when it was killed at the limit of `minutes`. */
-export function killedLine(minutes: number): string {
-  return `\nkilled after ${minutes} min: the limit on generating a kernel\n`;
+/**
+ * The line a generator's log ends with when it did not produce a kernel: killed at the limit
+ * of `minutes`, or stopped by itself (`how`: an exit status or a signal), which it would do
+ * again, since the same generator runs the same search on the same arguments (Adams2019's
+ * schedule for interpolate, which Halide 14 then refuses to compile, took 7.5 minutes).
+ */
+export function outcomeLine(outcome: { killedAfter: number } | { failed: string }): string {
+  return 'killedAfter' in outcome
+    ? `\nkilled after ${outcome.killedAfter} min: the limit on generating a kernel\n`
+    : `\nstopped without a kernel (${outcome.failed}): delete this file to try again\n`;
 }
 
 /**
- * The minutes after which an earlier run killed the generation whose log is `log`, when that
- * limit was at least `limitMinutes` (so this run would be killed too); undefined otherwise, and
- * always under no limit (0).
+ * What an earlier run's log `log` says this run would come to without starting the generator:
+ * killed, when it was killed at a limit at least `limitMinutes` (never under no limit, 0); or
+ * failed, when it stopped by itself. Undefined: start it.
  */
-export function killedEarlier(log: string, limitMinutes: number): number | undefined {
+export function earlierOutcome(log: string, limitMinutes: number): { killedAfter: number } | { failed: string } | undefined {
+  const failed = /^stopped without a kernel \((.*)\): delete this file to try again$/m.exec(log)?.[1];
+  if (failed !== undefined) return { failed };
   const minutes = Number(/^killed after ([\d.]+) min: the limit on generating a kernel$/m.exec(log)?.[1] ?? NaN);
-  return limitMinutes > 0 && minutes >= limitMinutes ? minutes : undefined;
+  return limitMinutes > 0 && minutes >= limitMinutes ? { killedAfter: minutes } : undefined;
 }
 
 /** Who generates a Halide kernel: an autoscheduler, or the generator with a written schedule. */
@@ -346,22 +355,27 @@ async function prepareHalide(onStep?: (step: string) => void): Promise<Prepared>
         if (existsSync(file)) return file;
         const log = path.join(genDir, `${name}.txt`);
         const printed = path.relative(process.cwd(), log);
-        // A generation killed at a limit at least this one is not started again: it would only
-        // be killed again, after as long (Adams2019 on the largest pipelines runs for hours).
-        const killedAfter = existsSync(log) ? killedEarlier(await readFile(log, 'utf8'), limitMinutes) : undefined;
-        if (killedAfter !== undefined) {
-          throw new GenerationTimeout(`${generatorTitle(k)} did not finish ${name} in ${killedAfter} min in an earlier run (${printed}); not started again, a higher --halide-limit (0: none) tries again`, killedAfter);
+        // A generation killed at a limit at least this one, or one that stopped by itself, is
+        // not started again: it would only end so again, after as long (Adams2019 on the
+        // largest pipelines searches for hours).
+        const earlier = existsSync(log) ? earlierOutcome(await readFile(log, 'utf8'), limitMinutes) : undefined;
+        if (earlier && 'killedAfter' in earlier) {
+          throw new GenerationTimeout(`${generatorTitle(k)} did not finish ${name} in ${earlier.killedAfter} min in an earlier run (${printed}); not started again, a higher --halide-limit (0: none) tries again`, earlier.killedAfter);
         }
+        if (earlier) throw new Error(`${generatorTitle(k)} failed on ${name} in an earlier run (${earlier.failed}); its output is in ${printed}, delete it to try again`);
         onStep?.(`generating Halide ${k.pipeline} ${k.type} ×${input.channels} (${HALIDE_SCHEDULE_TITLES[k.halide!]}${limitMinutes > 0 ? `, at most ${limitMinutes} min` : ''})`);
         const gen = await mkdtemp(path.join(genDir, 'generated-'));
         try {
           const args = [gen, name, k.pipeline, k.type, String(input.channels), k.halide!, String(w), String(h), String(machine.cores), String(machine.llc)];
           const r = await exec(generator, args, { limitMs: limitMinutes * 60_000 });
-          await writeFile(log, `${r.stdout}${r.stderr}${r.timedOut ? killedLine(limitMinutes) : ''}`);
+          // Killed by anyone but us (SIGKILL: the kernel's out-of-memory killer) is not recorded.
+          const stopped = !r.ok && !r.timedOut && r.signal !== 'SIGKILL' ? (r.signal ?? `exit status ${r.status}`) : undefined;
+          const outcome = r.timedOut ? outcomeLine({ killedAfter: limitMinutes }) : stopped ? outcomeLine({ failed: stopped }) : '';
+          await writeFile(log, `${r.stdout}${r.stderr}${outcome}`);
           if (r.timedOut) {
             throw new GenerationTimeout(`${generatorTitle(k)} did not finish ${name} in the limit of ${limitMinutes} min (killed; a run with a higher limit, bench/image --halide-limit, tries again); what it printed is in ${printed}`, limitMinutes);
           }
-          if (!r.ok) throw new Error(`the Halide generator failed on ${name}; its output is in ${printed}`);
+          if (!r.ok) throw new Error(`${generatorTitle(k)} failed on ${name}; its output is in ${printed}${stopped ? ' (not tried again until it is deleted)' : ''}`);
           const tmp = `${file}.${process.pid}.tmp`;
           const link = await exec('g++', ['-shared', '-o', tmp, '-Wl,--whole-archive', path.join(gen, `${name}.a`), '-Wl,--no-whole-archive']);
           if (!link.ok) throw new Error(`linking ${name}.so failed: ${link.stderr.trim().split('\n').slice(-1)[0] ?? ''}`);
@@ -371,8 +385,9 @@ async function prepareHalide(onStep?: (step: string) => void): Promise<Prepared>
           await rm(gen, { recursive: true, force: true });
         }
       })();
-      // A failure is tried again by the next input that needs the kernel; a generation over the
-      // limit is not, since it would only take as long again.
+      // A failure the log does not record (a link error, an out-of-memory kill) is tried again
+      // by the next input that needs the kernel; a generation over the limit is not, since it
+      // would only take as long again.
       p.catch((e) => {
         if (!(e instanceof GenerationTimeout)) building.delete(file);
       });

@@ -21,6 +21,10 @@ export interface Exec {
   stderr: string;
   /** Whether it was killed at `limitMs` (then `ok` is false). */
   timedOut: boolean;
+  /** The signal that ended it, if one did (SIGKILL at the limit; SIGABRT for an abort). */
+  signal?: NodeJS.Signals;
+  /** Its exit status, if it exited. */
+  status?: number;
 }
 
 export interface ExecOptions {
@@ -58,9 +62,9 @@ export function exec(cmd: string, args: readonly string[], options: ExecOptions 
       clearTimeout(timer);
       resolve({ ok: false, stdout, stderr: `${stderr}${e.message}`, timedOut: false });
     });
-    child.on('close', (code) => {
+    child.on('close', (code, signal) => {
       clearTimeout(timer);
-      resolve({ ok: code === 0 && !timedOut, stdout, stderr, timedOut });
+      resolve({ ok: code === 0 && !timedOut, stdout, stderr, timedOut, ...(signal ? { signal } : {}), ...(code !== null ? { status: code } : {}) });
     });
   });
 }
