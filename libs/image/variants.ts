@@ -97,8 +97,8 @@ function tuningImpala(t: Tuning, lanes512: number): string {
 
 /**
  * The lanes of a variant's compute type in 512 bits: 32 for the pipelines on interleaved u8
- * rows, which compute in 16 bits (the Gaussian as written, the others because LLVM narrows
- * their i32 arithmetic on u8 values to 16 bits); 16 for the 32-bit rest.
+ * rows, which compute in 16 bits (the Gaussian and unsharp as written, the others because
+ * LLVM narrows their i32 arithmetic on u8 values to 16 bits); 16 for the 32-bit rest.
  */
 export function lanesIn512Bits(v: Pick<Variant, 'pipeline' | 'type'>): number {
   return isInterleavedPipeline(v.pipeline) && v.type === 'u8' ? 32 : 16;
@@ -295,8 +295,8 @@ function entryBody(v: Variant): string[] {
     return [`${v.type === 'u8' ? 'harris_staged' : 'harris'}(${input}, channel_f32(out, w, h, 1, 0), ${schedule}, ${mode}, outside)`];
   }
   if (isUnitPipeline(v.pipeline)) return unitEntryBody(v, schedule, mode);
-  if (v.pipeline === 'gauss5' && v.type === 'u8') {
-    return [`gauss5_u8(inp, out, w, h, ${v.channels}, ${schedule}, ${mode}, outside as u8)`];
+  if ((v.pipeline === 'gauss5' || v.pipeline === 'unsharp') && v.type === 'u8') {
+    return [`${v.pipeline}_u8(inp, out, w, h, ${v.channels}, ${schedule}, ${mode}, outside as u8)`];
   }
   const channel = `channel_${v.type}`;
   if (isInterleavedPipeline(v.pipeline)) {
