@@ -286,9 +286,10 @@ export class GenerationTimeout extends Error {
 
 /**
  * The line a generator's log ends with when it did not produce a kernel: killed at the limit
- * of `minutes`, or stopped by itself (`how`: an exit status or a signal), which it would do
- * again, since the same generator runs the same search on the same arguments (Adams2019's
- * schedule for interpolate, which Halide 14 then refuses to compile, took 7.5 minutes).
+ * of `killedAfter` minutes, or stopped by itself (`failed`: its exit status or signal), which
+ * it would do again, since the same generator runs the same search on the same arguments
+ * (Adams2019's schedule for interpolate, which Halide 14 then refuses to compile, took 7.5
+ * minutes).
  */
 export function outcomeLine(outcome: { killedAfter: number } | { failed: string }): string {
   return 'killedAfter' in outcome
