@@ -97,7 +97,7 @@ function tuningImpala(t: Tuning, lanes512: number): string {
 
 /**
  * The lanes of a variant's compute type in 512 bits: 32 for the pipelines on interleaved u8
- * rows, which compute in 16 bits (the Gaussian and unsharp as written, the others because
+ * rows, which compute in 16 bits (the Gaussian, unsharp's too, as written, the others because
  * LLVM narrows their i32 arithmetic on u8 values to 16 bits); 16 for the 32-bit rest.
  */
 export function lanesIn512Bits(v: Pick<Variant, 'pipeline' | 'type'>): number {
