@@ -309,9 +309,12 @@ export function earlierOutcome(log: string, limitMinutes: number): { killedAfter
   return limitMinutes > 0 && minutes >= limitMinutes ? { killedAfter: minutes } : undefined;
 }
 
+/** Whether a Halide kernel's schedule comes from an autoscheduler (for the image's size class) rather than written out. */
+const isAutoscheduled = (k: ReferenceKernel): boolean => k.halide !== 'app' && k.halide !== 'same';
+
 /** Who generates a Halide kernel: an autoscheduler, or the generator with a written schedule. */
 function generatorTitle(k: ReferenceKernel): string {
-  return k.halide !== 'app' && k.halide !== 'same' ? `the ${HALIDE_SCHEDULE_TITLES[k.halide!]} autoscheduler` : 'the Halide generator';
+  return isAutoscheduled(k) ? `the ${HALIDE_SCHEDULE_TITLES[k.halide!]} autoscheduler` : 'the Halide generator';
 }
 
 /**
@@ -346,7 +349,7 @@ async function prepareHalide(onStep?: (step: string) => void): Promise<Prepared>
    * generation is killed after `limitMinutes` (a GenerationTimeout).
    */
   const kernelFile = (k: ReferenceKernel, input: Image, limitMinutes: number, onStep?: (step: string) => void): Promise<string> => {
-    const auto = k.halide !== 'app' && k.halide !== 'same';
+    const auto = isAutoscheduled(k);
     const [w, h] = [input.width, input.height].map(estimate) as [number, number];
     const name = `halide_${k.kernel}_c${input.channels}${auto ? `_${w}x${h}` : ''}`;
     const file = path.join(genDir, `${name}.so`);
