@@ -81,6 +81,17 @@ const kernels: Record<string, Kernel> = {
     widths: [2, 4, 8],
     args: (n, r) => [Float64Array.from({ length: n }, () => r())],
   },
+  // Streaming stores (`nontemporal_store`): the same values as plain stores, whether a lane
+  // group's address is aligned (one streaming store) or not, all lanes on or some.
+  streamed: {
+    params: 'x: &[i32], y: &mut [i32], z: &mut [f32], b: &mut [u8]',
+    body: `
+      nontemporal_store(&mut y(i + (n & 1)), x(i) * 3 + 1);
+      if x(i) > 0 { nontemporal_store(&mut z(i), x(i) as f32 * 0.5f); }
+      nontemporal_store(&mut b(i), x(i) as u8);`,
+    widths: [4, 8, 16, 32],
+    args: (n, r) => [ints(n, r, -99, 99), ints(n + 1, r, 0, 9), floats(n, r), new Uint8Array(n)],
+  },
   // Integer division in lanes that do not divide must not trap.
   division: {
     params: 'x: &[i32], y: &mut [i32]',
@@ -165,6 +176,10 @@ describe('the code of memory accesses', () => {
     expect(fn('gather_w16')).toMatch(/llvm\.masked\.gather\.v16f32\.v16p0/);
     expect(fn('scatter_w4')).toMatch(/llvm\.masked\.scatter\.v4f32\.v4p0/);
     expect(fn('bytes_w64')).toMatch(/llvm\.masked\.load\.v64i8\.p0/);
+    // A streaming store is a store of a whole register where every lane is on and the address aligned, the masked store otherwise.
+    expect(fn('streamed_w16')).toMatch(/anydsl\.masked\.store_nontemporal\.v16i32\.p0/);
+    expect(lib.llvm).toMatch(/store <16 x i32> %v, ptr %p, align 64, !nontemporal !\{i32 1\}/);
+    expect(lib.llvm).toMatch(/store <32 x i8> %v, ptr %p, align 32, !nontemporal !\{i32 1\}/);
     // The full iterations address index + lane with i64 arithmetic (behind the check of addressing.ts)
     // and prefetch what they load.
     expect(fn('offset_w8')).toMatch(/getelementptr inbounds i32, ptr %x, i64 /);
@@ -203,6 +218,33 @@ describe('the bounds of the vector loop', () => {
     const rnd = random(lo ^ hi);
     for (const w of widths) {
       expectSameMemory(lib, src, `bounds_w${w}`, [lo, hi, k, ints(48, rnd, -99, 99), ints(48, rnd, 0, 9)], { w });
+    }
+  });
+});
+
+describe('the alignment peel before a streaming store', () => {
+  // The full iterations start where the streaming store's lanes are aligned, after a masked
+  // iteration of the lanes before: every start of the range and every offset of the array
+  // (its base aligned to 4 bytes and more), ranges shorter than the peel included.
+  const widths = [8, 16];
+  const src = widths
+    .map((w) => `extern fn peel_w${w}(lo: i32, hi: i32, x: &[i32], y: &mut [i32]) -> () { vectorize(${w}, lo, hi, |i| { nontemporal_store(&mut y(i), x(i) * 2 + i); }); }`)
+    .join('\n');
+
+  it('gives the interpreter\'s results', async () => {
+    const lib = await buildNative(src);
+    expect(lib.llvm).toMatch(/call i32 @anydsl\.elements_to_align\.p0[\w.]*\(ptr %[\w.]+, i32 4, i32 (32|64)\)/);
+    const rnd = random(7919);
+    for (const w of widths) {
+      for (const offset of [0, 1, 2, 3, 5]) {
+        for (const lo of [0, 1, 3, w - 1, w + 2]) {
+          for (const len of [0, 1, 3, w, 2 * w + 5, 70]) {
+            const n = lo + len;
+            const y = new Int32Array(n + 8).subarray(offset, offset + n);
+            expectSameMemory(lib, src, `peel_w${w}`, [lo, lo + len, ints(n, rnd, -99, 99), y], { w, offset, lo, len });
+          }
+        }
+      }
     }
   });
 });

@@ -8,6 +8,7 @@ import { escapeBytes, formatLit } from './llvm-consts.ts';
 import { extAttr, llvmType, returnValueType, valueParamTypes, variantPayloadType } from './llvm-types.ts';
 import { NameTable, symbol } from './names.ts';
 import type { Program } from './program.ts';
+import { isStreamingImport, streamingDefinition } from './streaming.ts';
 import { isConstant } from './schedule.ts';
 
 export interface Signature {
@@ -51,6 +52,11 @@ export class ModuleContext {
     for (const f of program.functions.filter((c) => !c.external)) this.symbols.set(f, `@${this.names.fresh(f.name || 'fn')}`);
     for (const c of program.imports) {
       const name = importSymbol(c.linkName ?? c.name);
+      if (isStreamingImport(name)) {
+        const define = (ref: string) => streamingDefinition(ref, name, c.fnType, device, (masked, params) => this.requireRuntime(masked, 'void', params));
+        this.symbols.set(c, this.helper(name, define));
+        continue;
+      }
       this.symbols.set(c, `@${symbol(name)}`);
       this.declare(name, this.declareText(name, c), c);
     }

@@ -68,6 +68,7 @@ export function emitPrimOp(cx: InstrContext, p: PrimOp): void {
       return cx.bindEffect(p, isErased(loaded) ? 'zeroinitializer' : cx.instr('load', `load ${llvmType(loaded)}, ${cx.typed(b!)}`));
     }
     case 'store':
+      // A `nontemporal` hint streams vector stores only (streaming.ts).
       if (!isErased(c!.type)) cx.line(`store ${cx.typed(c!)}, ${cx.typed(b!)}`);
       return;
     case 'enter':

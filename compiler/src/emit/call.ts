@@ -82,6 +82,9 @@ function builtin(fx: FnEmitter, e: ExprOf<'call'>, name: string, typeArgs: reado
       return w.cast(fx.ir(e.type!), w.alignof(fx.ir(typeArgs[0]!)));
     case 'undef':
       return w.bottom(fx.ir(e.type!));
+    case 'nontemporal_store':
+      fx.store(a!, b!, 'nontemporal');
+      return w.tuple([]);
     default:
       throw new Error(`internal: no primop for '${name}'`);
   }

@@ -19,7 +19,7 @@ const intrinsicKinds: ReadonlySet<string> = new Set<Exclude<Intrinsic, 'none' | 
 ]);
 
 /** `extern "thorin"` functions that become primops at their call sites. */
-export const primopBuiltins: ReadonlySet<string> = new Set(['bitcast', 'select', 'insert', 'sizeof', 'alignof', 'undef']);
+export const primopBuiltins: ReadonlySet<string> = new Set(['bitcast', 'select', 'insert', 'sizeof', 'alignof', 'undef', 'nontemporal_store']);
 
 interface PendingFn {
   decl: FnDecl;

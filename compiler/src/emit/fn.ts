@@ -2,7 +2,7 @@
 // a `for` body): the current block and memory token, the stack frame, and the
 // helpers that end blocks (jumps, branches, calls). Direct-style code becomes CPS
 // here: a call ends the current block and emission continues in its return block.
-import type { Continuation, Def, FnType, IRType, World } from '../ir/index.ts';
+import type { Continuation, Def, FnType, IRType, StoreHint, World } from '../ir/index.ts';
 import type { Span } from '../syntax/diagnostics.ts';
 import type { ExprOf, FnDecl, TypeParam } from '../syntax/ast.ts';
 import { substType } from '../sema/type-ops.ts';
@@ -232,8 +232,8 @@ export class FnEmitter {
     return w.extract(l, 1);
   }
 
-  store(ptr: Def, v: Def): void {
-    this.mem = this.world.store(this.mem, ptr, v);
+  store(ptr: Def, v: Def, hint?: StoreHint): void {
+    this.mem = this.world.store(this.mem, ptr, v, hint);
   }
 
   /**

@@ -221,7 +221,11 @@ function llvmMath(name: string): ExternFn | undefined {
   const op = name.split('.')[1] ?? '';
   // A prefetch (the vectoriser's, ahead of streamed loads) is a hint with no effect on results.
   if (op === 'prefetch') return () => undefined;
-  if (op === 'masked') return maskedMemory(name.split('.')[2] ?? '');
+  // The vectoriser's alignment peel for a streaming store (backend/streaming.ts): the
+  // interpreter's memory has no addresses, and any count gives the same results.
+  if (op === 'elements_to_align') return () => 0n;
+  // The backend's streaming store (`anydsl.masked.store_nontemporal`) writes what a masked store does.
+  if (op === 'masked') return maskedMemory(name.split('.')[2] === 'store_nontemporal' ? 'store' : (name.split('.')[2] ?? ''));
   const int = integer[op];
   if (int) {
     return (_ctx, args, callee) => {

@@ -99,7 +99,7 @@ export type PrimOpTag =
   | 'lea'
   /** ops [mem, ptr] -> (mem, T) */
   | 'load'
-  /** ops [mem, ptr, value] -> mem */
+  /** ops [mem, ptr, value] -> mem; payload: a `StoreHint`, or none */
   | 'store'
   /** ops [mem] -> (mem, frame) */
   | 'enter'
@@ -129,6 +129,16 @@ export type PrimOpTag =
    * output's type for one and a tuple of them for several; payload: `AsmInfo`.
    */
   | 'asm';
+
+/**
+ * How a store may write, beyond what it writes. `nontemporal`: the value is not read
+ * again soon, so the store may go around the caches (x86's streaming stores), which saves
+ * reading each line in before it is overwritten when the data written outgrows the
+ * caches. The result is the same either way: the vectoriser and the LLVM backend stream
+ * contiguous vector stores (backend/streaming.ts); scalar stores, the interpreter and the
+ * GPU backends ignore the hint.
+ */
+export type StoreHint = 'nontemporal';
 
 /** What an `asm` primop runs, LLVM's template and constraints as written; `id` keeps each one apart. */
 export interface AsmInfo {

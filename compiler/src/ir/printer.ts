@@ -144,6 +144,9 @@ function primOpLine(p: PrimOp): string {
     case 'alignof':
       payload = ` ${p.payload as IRType}`;
       break;
+    case 'store':
+      if (p.payload) payload = ` ${p.payload as string}`;
+      break;
     case 'variant':
     case 'variant_extract': {
       const i = p.payload as number;

@@ -3,7 +3,7 @@
 // later pass sees a normalised graph for free.
 import {
   type ArithOpTag, type AsmInfo, type CmpOpTag, Continuation, type Def, type Intrinsic, type LitValue, Param, PrimOp,
-  type PrimOpTag, isLit, litValue,
+  type PrimOpTag, type StoreHint, isLit, litValue,
 } from './defs.ts';
 import {
   DefiniteArrayType, FnType, IndefiniteArrayType, type IRType, PrimType, type PrimTypeName, PtrType, PtrVectorType,
@@ -339,8 +339,8 @@ export class World {
     const pt = ptr.type as PtrType;
     return this.make('load', this.types.tuple([this.mem, pt.pointee]), [mem, ptr]);
   }
-  store(mem: Def, ptr: Def, value: Def): Def {
-    return this.make('store', this.mem, [mem, ptr, value]);
+  store(mem: Def, ptr: Def, value: Def, hint?: StoreHint): Def {
+    return this.make('store', this.mem, [mem, ptr, value], hint);
   }
   /** Returns (mem, frame) for the stack slots of one function activation. */
   enter(mem: Def): Def {
@@ -433,7 +433,7 @@ export class World {
       case 'load':
         return this.load(a!, b!);
       case 'store':
-        return this.store(a!, b!, c!);
+        return this.store(a!, b!, c!, p.payload as StoreHint | undefined);
       case 'enter':
         return this.enter(a!);
       case 'slot':

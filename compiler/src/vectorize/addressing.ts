@@ -15,7 +15,8 @@
 // greatest k (vloop.ts); otherwise all lanes go through the masked iterations,
 // which keep the i32 arithmetic. So no address changes, in any program, and the
 // full iterations no longer rely on the lanes of an access not wrapping either.
-// The same streams of loads get software prefetches (`prefetch`).
+// The same streams of loads get software prefetches (`prefetch`), and the first
+// streaming store an alignment peel (`peel`).
 import { Continuation, type Def, isLit, Param, PrimOp } from '../ir/defs.ts';
 import { cpuLayout } from '../ir/layout.ts';
 import { type DefiniteArrayType, type IndefiniteArrayType, type IRType, PrimType, type PtrType } from '../ir/types.ts';
@@ -43,6 +44,8 @@ export class WideIndex {
   /** Per array of invariant address, per x and c, the greatest k of its loads. */
   private readonly streams = new Map<Def, Map<string, Offsets>>();
   private readonly invariants = new Map<Def, boolean>();
+  /** The first contiguous streaming store of an invariant array: the one `peel` aligns. */
+  private streamed: { base: Def; x: Def; k: bigint } | null = null;
   private readonly i64: PrimType;
   private readonly i32: PrimType;
 
@@ -55,9 +58,10 @@ export class WideIndex {
   /**
    * The address of what `index` (i32 or a sign-extended i32, lane 0's) addresses
    * in the array at `base`, as `sext(x) + k + stride·j`; null if the index is not
-   * X + stride·i. `read`: a load, whose stream `prefetch` covers.
+   * X + stride·i. `read`: a load, whose stream `prefetch` covers; `streamed`: a
+   * streaming store, which `peel` may align.
    */
-  address(base: Def, index: Def, stride: number, read: boolean): Def | null {
+  address(base: Def, index: Def, stride: number, read: boolean, streamed = false): Def | null {
     const w = this.world;
     const narrow = index.type === this.i64 && index instanceof PrimOp && index.tag === 'cast' ? index.op(0) : index;
     if (narrow.type !== this.i32) return null;
@@ -73,6 +77,7 @@ export class WideIndex {
       this.streams.set(base, streams);
       cover(streams, key, lin.x, c, k);
     }
+    if (streamed && c === 1n && !this.streamed && this.invariant(base)) this.streamed = { base, x: lin.x, k };
     return w.lea(base, this.index(lin.x, k, c));
   }
 
@@ -106,6 +111,29 @@ export class WideIndex {
         b.call(prefetch, [w.bitcast(byte, ahead), w.litI32(0), w.litI32(3), w.litI32(1)], null);
       }
     }
+  }
+
+  /**
+   * How many lanes from `lower` on to run masked before the full iterations (fewer than
+   * W), so that the first streaming store's lanes then start at an address aligned to
+   * the vector, or to 64 bytes for a wider one: x86 streams only aligned registers
+   * (backend/streaming.ts), and a row starts wherever its image and the region's first x
+   * put it. null when no store streams. The count comes from the backend's
+   * `anydsl.elements_to_align` (the IR has no integer view of an address).
+   */
+  peel(b: Builder, lower: Def, lanes: number): Def | null {
+    if (!this.streamed) return null;
+    const w = this.world;
+    const { base, x, k } = this.streamed;
+    const array = base.type as PtrType;
+    const bytes = elementBytes(array.pointee);
+    const byte = w.types.ptr(w.prim('u8'), array.addrSpace);
+    const name = `anydsl.elements_to_align.p${array.addrSpace}`;
+    const i32 = this.i32;
+    const count = w.imported(w.fnType([w.mem, byte, i32, i32, w.fnType([w.mem, i32])]), name, 'device', name);
+    const first = w.lea(base, w.arith('add', w.arith('add', w.cast(this.i64, x), w.cast(this.i64, lower)), w.lit(this.i64, k)));
+    const align = Math.min(64, bytes * lanes);
+    return b.call(count, [w.bitcast(byte, first), w.litI32(bytes), w.litI32(align)], i32)!;
   }
 
   private index(x: Def, k: bigint, c: bigint): Def {

@@ -3,7 +3,7 @@
 // for code whose branches all lanes take alike): the builder, the vectorised
 // value of every old def reached so far, and the lanes on their way to each block
 // not emitted yet, with the arguments they bring.
-import { type Continuation, type Def, Param, PrimOp, litValue } from '../ir/defs.ts';
+import { type Continuation, type Def, Param, PrimOp, type StoreHint, litValue } from '../ir/defs.ts';
 import type { IRType, TupleType } from '../ir/types.ts';
 import type { Builder } from './builder.ts';
 import type { Calls } from './calls.ts';
@@ -79,7 +79,7 @@ export class Iteration {
           const ptr = this.rewrite(e.op(1));
           const value = this.value(e.op(2));
           if (this.privates.has(ptr)) memory.storeLanes(this.b, ptr, value, mask);
-          else memory.store(this.b, ptr, value, mask, live);
+          else memory.store(this.b, ptr, value, mask, live, e.payload as StoreHint | undefined);
           break;
         }
         case 'enter':

@@ -13,7 +13,7 @@
 // load would assume the vector's). Varying accesses to aggregates go element by
 // element. A local variable of the body lives in lane storage (a vector per
 // variable), read whole and blended under the mask when written.
-import { type Def, isLit, PrimOp } from '../ir/defs.ts';
+import { type Def, isLit, PrimOp, type StoreHint } from '../ir/defs.ts';
 import { cpuLayout } from '../ir/layout.ts';
 import {
   DefiniteArrayType, IndefiniteArrayType, type IRType, PrimType, PtrType, PtrVectorType, StructType, TupleType,
@@ -91,19 +91,24 @@ export class Memory {
     return w.vector(Array.from({ length: width }, (_, l) => w.extract(all, stride * l)));
   }
 
-  /** Stores `value` (scalar or varying) at `ptr` (scalar or varying) in the lanes of `mask` (`live`: see `load`). */
-  store(b: Builder, ptr: Def, value: Def, mask: Def, live: boolean): void {
+  /**
+   * Stores `value` (scalar or varying) at `ptr` (scalar or varying) in the lanes of `mask`
+   * (`live`: see `load`). A `nontemporal` hint stays on scalar stores and makes a contiguous
+   * one `anydsl.masked.store_nontemporal` (the backend's, see llvm-primops.ts); strided
+   * stores and scatters drop it.
+   */
+  store(b: Builder, ptr: Def, value: Def, mask: Def, live: boolean, hint?: StoreHint): void {
     const { simd } = this;
     const w = simd.world;
     const parts = partsOf(value.type);
     if (parts && (simd.isVarying(ptr) || simd.isVarying(value))) {
       // Element by element: each part is an access of its own kind.
-      parts.forEach((_, k) => this.store(b, w.lea(ptr, k), w.extract(value, k), mask, live));
+      parts.forEach((_, k) => this.store(b, w.lea(ptr, k), w.extract(value, k), mask, live, hint));
       return;
     }
     if (ptr.type instanceof PtrType && !simd.isVarying(value)) {
       const write = (): Def[] => {
-        b.mem = w.store(b.mem, ptr, value);
+        b.mem = w.store(b.mem, ptr, value, hint);
         return [];
       };
       if (live || simd.isAll(mask)) write();
@@ -111,7 +116,7 @@ export class Memory {
       return;
     }
     if (ptr.type instanceof PtrType && simd.isAll(mask)) {
-      b.mem = w.store(b.mem, ptr, w.extract(value, simd.width - 1));
+      b.mem = w.store(b.mem, ptr, w.extract(value, simd.width - 1), hint);
       return;
     }
     // A uniform address written by several lanes is a scatter to one place: the highest lane wins.
@@ -120,9 +125,10 @@ export class Memory {
     const elem = this.element(stored);
     let v = simd.splat(value);
     if (elem !== stored) v = w.cast(simd.vectorType(elem), v);
-    const run = ptr.type instanceof PtrType ? null : this.run(lanes, elem, false);
+    const streamed = hint === 'nontemporal';
+    const run = ptr.type instanceof PtrType ? null : this.run(lanes, elem, false, streamed);
     if (!run) b.call(this.intrinsic('scatter', elem, lanes), [v, lanes, this.align(elem), mask], null);
-    else if (run.stride === 1) b.call(this.intrinsic('store', elem, run.first), [v, run.first, this.align(elem), mask], null);
+    else if (run.stride === 1) b.call(this.intrinsic(streamed ? 'store_nontemporal' : 'store', elem, run.first), [v, run.first, this.align(elem), mask], null);
     else {
       // The lanes spread over the span, written only where the active lanes' elements are: the elements between keep their values.
       const { first, stride } = run;
@@ -148,9 +154,9 @@ export class Memory {
   /**
    * How the lanes of `ptr` lie in an array of `elem` when they are consecutive
    * elements, or STRIDES apart (numbers only: arrays of pointers keep their
-   * gathers); null for other addresses. `read`: to be loaded.
+   * gathers); null for other addresses. `read`: to be loaded; `streamed`: a streaming store.
    */
-  private run(ptr: Def, elem: IRType, read: boolean): Run | null {
+  private run(ptr: Def, elem: IRType, read: boolean, streamed = false): Run | null {
     if (!(ptr instanceof PrimOp) || ptr.tag !== 'lea') return null;
     const [base, index] = ptr.ops as [Def, Def];
     if (!(base.type instanceof PtrType)) return null;
@@ -159,7 +165,7 @@ export class Memory {
     const a = this.affine(index);
     const stride = a ? Number(a.stride) : 0;
     if (!a || !(stride === 1 || (elem instanceof PrimType && STRIDES.includes(stride)))) return null;
-    return { first: this.wide?.address(base, a.base, stride, read) ?? this.simd.world.lea(base, a.base), stride };
+    return { first: this.wide?.address(base, a.base, stride, read, streamed) ?? this.simd.world.lea(base, a.base), stride };
   }
 
   /** `v` as base + stride × lane, when its structure shows it (integer vectors only). */
@@ -223,8 +229,12 @@ export class Memory {
     return this.simd.world.litI32(cpuLayout.align(elem));
   }
 
-  /** `llvm.masked.<op>` for `n` elements (W by default) of type `elem`, addressed by `ptr` (a pointer or a vector of them). */
-  private intrinsic(op: 'load' | 'store' | 'gather' | 'scatter', elem: IRType, ptr: Def, n = this.simd.width): Def {
+  /**
+   * `llvm.masked.<op>` for `n` elements (W by default) of type `elem`, addressed by `ptr` (a
+   * pointer or a vector of them); `store_nontemporal` is the backend's `anydsl.masked.` one,
+   * a masked store that streams when every lane is on and the address allows.
+   */
+  private intrinsic(op: 'load' | 'store' | 'store_nontemporal' | 'gather' | 'scatter', elem: IRType, ptr: Def, n = this.simd.width): Def {
     const { simd } = this;
     const w = simd.world;
     const vt = elem instanceof PtrType ? w.types.ptrVector(elem, n) : w.prim((elem as PrimType).prim, n);
@@ -237,10 +247,11 @@ export class Memory {
       load: [ptr.type, align, maskType, vt],
       gather: [ptr.type, align, maskType, vt],
       store: [vt, ptr.type, align, maskType],
+      store_nontemporal: [vt, ptr.type, align, maskType],
       scatter: [vt, ptr.type, align, maskType],
     }[op];
     const reads = op === 'load' || op === 'gather';
-    const name = `llvm.masked.${op}.${lanes}.${where}`;
+    const name = `${op === 'store_nontemporal' ? 'anydsl' : 'llvm'}.masked.${op}.${lanes}.${where}`;
     const type = w.fnType([w.mem, ...params, w.fnType(reads ? [w.mem, vt] : [w.mem])]);
     return w.imported(type, name, 'device', name);
   }

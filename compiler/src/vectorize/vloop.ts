@@ -2,7 +2,9 @@
 // top-level function, the vector loop:
 //
 //   vectorized(mem, lower, upper, env…, ret):
-//     if the wide addresses are exact (addressing.ts) { head(lower) } else { tail(lower) }
+//     if the wide addresses are exact (addressing.ts) { peel; head(lower + n) } else { tail(lower) }
+//   peel: with a streaming store, one iteration for the n lanes before its first aligned
+//         address (addressing.ts `peel`), masked; without one, n = 0 and no code
 //   head(j: i64):  if j + W <= upper { iteration for lanes j … j + W - 1, all active; head(j + W) } else tail(j)
 //   tail(i: i32):  if i < upper { iteration with the lanes below upper active; if i + W < upper { tail(i + W) } } ; ret
 //
@@ -153,8 +155,24 @@ function vectorLoop(world: World, vloop: Continuation, cfg: BodyCfg, outer: Read
   const fast = block('vector_wide');
   const slow = block('vector_narrow');
   world.branch(vloop, mem, wide.check(lower, upper), fast, slow);
-  fast.jump(head, [fast.param(0), world.cast(i64, lower)]);
   slow.jump(tail, [slow.param(0), lower]);
+  const entry = new Builder(world, fast);
+  const aligning = wide.peel(entry, lower, lanes);
+  if (!aligning) {
+    entry.jump(head, [world.cast(i64, lower)]);
+    return;
+  }
+  // The first `n` lanes in a masked iteration (no more than there are), then the full
+  // iterations from there, where the streaming store's lanes start aligned.
+  const span = world.cast(u32, world.arith('sub', upper, lower));
+  const fits = world.cmp('lt', world.cast(u32, aligning), span);
+  const n = world.select(world.cmp('lt', lower, upper), world.select(fits, aligning, world.cast(i32, span)), world.litI32(0));
+  const peel = block('vector_peel');
+  const unpeeled = block('vector_unpeeled');
+  world.branch(entry.cur, entry.mem, world.cmp('gt', n, world.litI32(0)), peel, unpeeled);
+  unpeeled.jump(head, [unpeeled.param(0), world.cast(i64, lower)]);
+  const peeled = iteration(info(new Memory(simd)), peel, laneIndex(lower), privates, world.cmp('lt', lane, simd.splat(world.cast(u32, n))));
+  peeled.jump(head, [world.cast(i64, world.arith('add', lower, n))]);
 }
 
 /**
