@@ -180,6 +180,8 @@ describe('the code of memory accesses', () => {
     expect(fn('streamed_w16')).toMatch(/anydsl\.masked\.store_nontemporal\.v16i32\.p0/);
     expect(lib.llvm).toMatch(/store <16 x i32> %v, ptr %p, align 64, !nontemporal !\{i32 1\}/);
     expect(lib.llvm).toMatch(/store <32 x i8> %v, ptr %p, align 32, !nontemporal !\{i32 1\}/);
+    // A register wider than 16 bytes tries 16-byte streaming pieces before the masked store.
+    expect(lib.llvm).toMatch(/store <16 x i32> %v, ptr %p, align 16, !nontemporal !\{i32 1\}/);
     // The full iterations address index + lane with i64 arithmetic (behind the check of addressing.ts)
     // and prefetch what they load.
     expect(fn('offset_w8')).toMatch(/getelementptr inbounds i32, ptr %x, i64 /);

@@ -10,8 +10,8 @@
 // run time. So the definition checks: every lane on and the address aligned to the
 // register → one streaming store; to 16 bytes → 16-byte streaming stores; otherwise the
 // masked store. The check is a test and a branch the predictor learns per loop; LLVM
-// folds the lane test away for the vector body's all-true mask. GPU code (NVPTX) gets the masked store: its memory has no such store. The
-// vectoriser also peels lanes so that one streaming store runs aligned, with the count of
+// folds the lane test away for the vector body's all-true mask. GPU code (NVPTX) gets the
+// masked store: its memory has no such store. The vectoriser also peels lanes so that one streaming store runs aligned, with the count of
 // `anydsl.elements_to_align`, defined here too.
 import { cpuLayout } from '../ir/layout.ts';
 import { type FnType, type IRType, PrimType, type PtrVectorType } from '../ir/types.ts';
@@ -88,22 +88,28 @@ function streamingStoreDefinition(ref: string, name: string, t: FnType, device: 
     `  %on = bitcast ${mt} %m to i${lanes}`,
     `  %all = icmp eq i${lanes} %on, -1`,
     `  %at = ptrtoint ${pt} %p to i64`,
-    `  %low = and i64 %at, ${bytes - 1}`,
-    '  %aligned = icmp eq i64 %low, 0',
-    '  %whole = and i1 %all, %aligned',
-    '  br i1 %whole, label %streamed, label %unaligned',
-    'streamed:',
+    // A register of 16 bytes or fewer has no narrower pieces to try.
+    ...(pieces < bytes
+      ? [...streamWhenAligned('whole', bytes, vt, pt, 'unaligned'), ...streamWhenAligned('pieces', pieces, vt, pt, 'masked')]
+      : streamWhenAligned('whole', bytes, vt, pt, 'masked')),
+    ...store,
+  ];
+}
+
+/**
+ * One test of `streamingStoreDefinition`: every lane on (`%all`) and the address (`%at`)
+ * aligned to `bytes` → the streaming store of that alignment in block `label`; otherwise on
+ * to the block `otherwise`, whose label ends the lines.
+ */
+function streamWhenAligned(label: string, bytes: number, vt: string, pt: string, otherwise: string): string[] {
+  return [
+    `  %${label}.low = and i64 %at, ${bytes - 1}`,
+    `  %${label}.aligned = icmp eq i64 %${label}.low, 0`,
+    `  %${label}.streams = and i1 %all, %${label}.aligned`,
+    `  br i1 %${label}.streams, label %${label}, label %${otherwise}`,
+    `${label}:`,
     `  store ${vt} %v, ${pt} %p, align ${bytes}, ${NONTEMPORAL}`,
     '  ret void',
-    'unaligned:',
-    `  %lowpiece = and i64 %at, ${pieces - 1}`,
-    '  %pieceAligned = icmp eq i64 %lowpiece, 0',
-    '  %inPieces = and i1 %all, %pieceAligned',
-    '  br i1 %inPieces, label %pieces, label %masked',
-    'pieces:',
-    `  store ${vt} %v, ${pt} %p, align ${pieces}, ${NONTEMPORAL}`,
-    '  ret void',
-    'masked:',
-    ...store,
+    `${otherwise}:`,
   ];
 }
