@@ -122,3 +122,38 @@ describe('the code of strided accesses', () => {
     expect(fn('img_f32_s3_w8')).toMatch(/getelementptr inbounds float, ptr %x, i64 /);
   });
 });
+
+// Indices computed by called functions (an image library's boundary handling passes
+// coordinates through its read functions): the vectoriser inlines every call, however
+// many (72 here), and the block each call returns to, so that the index it uses is
+// still `uniform + 2·lane` and the load a span, not a gather.
+const CALLED = `
+fn coords(u: i32, v: i32) -> (i32, i32) { (u + 4, clamp_row(v)) }
+fn clamp_row(v: i32) -> i32 { if v < 0 { 0 } else if v > 7 { 7 } else { v } }
+extern fn called_w16(n: i32, x: &[f32], y: &mut [f32]) -> () {
+  vectorize(16, 0, n, |i| {
+    let mut s = 0.0f;
+    for c in unroll(0, 8) {
+      for d in unroll(-4, 5) {
+        let (u, v) = coords(2 * i + d, c);
+        s += x(v * (2 * n + 8) + u) * (d + 5) as f32;
+      }
+    }
+    y(i) = s;
+  });
+}`;
+
+describe('indices computed by called functions', () => {
+  it('match the interpreter and are loaded as spans', async () => {
+    const lib = await buildNative(CALLED);
+    const start = lib.llvm.indexOf('@called_w16(');
+    const code = lib.llvm.slice(start, lib.llvm.indexOf('\n}', start));
+    expect(code).not.toMatch(/masked\.gather|call .*@coords|call .*@clamp_row/);
+    expect(code).toMatch(/llvm\.masked\.load\.v32f32\.p0/);
+    const rnd = random(4242);
+    for (const n of [0, 1, 15, 16, 33, 70]) {
+      const x = Float32Array.from({ length: 8 * (2 * n + 8) }, () => rnd() * 2 - 1);
+      expectSameMemory(lib, CALLED, 'called_w16', [n, x, new Float32Array(n)], { n });
+    }
+  });
+});

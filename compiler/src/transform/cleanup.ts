@@ -37,9 +37,7 @@ export function cleanup(world: World): void {
     const removed = new Map<Def, Def>();
     for (const c of r.continuations) if (alive(world, c) && removeParams(world, c, removed)) changed = true;
     world.replaceAll(removed);
-    const merged = new Map<Def, Def>();
-    for (const c of r.continuations) if (alive(world, c) && mergeIntoPredecessor(world, c, merged)) changed = true;
-    world.replaceAll(merged);
+    changed = mergeBlocks(world, r.continuations) || changed;
   }
   world.sweep();
 }
@@ -167,6 +165,19 @@ function removeParams(world: World, k: Continuation, subst: Map<Def, Def>): bool
   for (const u of callersOnly(k)!) u.jump(fresh, u.args.filter((_, i) => !replacement.has(i)));
   world.forget(k);
   return true;
+}
+
+/**
+ * Merges each of `continuations` that one jump reaches into that jump, the params
+ * replaced by the arguments once at the end; whether any was merged. Also for a pass
+ * that works inside one scope (the vectoriser after inlining calls).
+ */
+export function mergeBlocks(world: World, continuations: Iterable<Continuation>): boolean {
+  const merged = new Map<Def, Def>();
+  let changed = false;
+  for (const c of continuations) if (alive(world, c) && mergeIntoPredecessor(world, c, merged)) changed = true;
+  world.replaceAll(merged);
+  return changed;
 }
 
 /** A continuation with one use, as the callee of `u`, is `u`'s body with its params bound to `u`'s arguments. */
