@@ -210,6 +210,16 @@ function outputFor(k: ReferenceKernel, input: Image): Image {
   return k.pipeline === 'harris' ? makeImage('f32', input.width, input.height, 1) : makeImage(input.type, input.width, input.height, input.channels);
 }
 
+/**
+ * The last line a tool wrote to stderr, for a one-line error. Halide hands its error
+ * handler messages without a newline, one per failed run, so a message repeated back to
+ * back is shown once.
+ */
+export function lastLine(stderr: string): string {
+  const line = stderr.trim().split('\n').slice(-1)[0] ?? '';
+  return line.replace(/(.{20,}?)\1+/g, '$1; ').replace(/; $/, '');
+}
+
 /** Runs a C++ driver with `args(in.raw, out.raw)`, which prints the times as JSON on stdout, and reads back `output`. */
 async function runDriver(exe: string, args: (inFile: string, outFile: string) => string[], input: Image, output: Image, onRun?: (done: number) => void): Promise<KernelRun> {
   const tmp = await mkdtemp(path.join(os.tmpdir(), 'image-reference-'));
@@ -221,7 +231,7 @@ async function runDriver(exe: string, args: (inFile: string, outFile: string) =>
     // The driver flushes each time as it ends; a number is complete once a separator follows.
     const r = await exec(exe, argv, { onStdout: (stdout) => onRun?.((stdout.match(/[\d.]+(?=[,\]])/g) ?? []).length) });
     const name = `${path.basename(exe)} ${argv[0]}`;
-    if (!r.ok) throw new Error(`${name} failed: ${r.stderr.trim().split('\n').slice(-1)[0] ?? ''}`);
+    if (!r.ok) throw new Error(`${name} failed: ${lastLine(r.stderr)}`);
     const json = r.stdout.split('\n').find((l) => l.startsWith('{'));
     if (!json) throw new Error(`${name} printed no times`);
     new Uint8Array(output.data.buffer).set((await readFile(outFile)).subarray(0, output.data.byteLength));
@@ -335,13 +345,13 @@ async function prepareHalide(onStep?: (step: string) => void): Promise<Prepared>
   const runtime = path.join(genDir, 'halide_runtime.o');
   if (!existsSync(runtime)) {
     const r = await exec(generator, ['--runtime', `${runtime}.${process.pid}.o`]);
-    if (!r.ok) throw new Error(`the Halide generator failed to compile its runtime: ${r.stderr.trim().split('\n').slice(-1)[0] ?? ''}`);
+    if (!r.ok) throw new Error(`the Halide generator failed to compile its runtime: ${lastLine(r.stderr)}`);
     await rename(`${runtime}.${process.pid}.o`, runtime);
   }
   const driver = await gxx(genDir, 'halide_driver', [path.join(here, 'halide_driver.cpp'), runtime, '-rdynamic', ...halideFlags]);
   const machine = await machineParams();
   const target = await exec(generator, ['--target']);
-  if (!target.ok) throw new Error(`the Halide generator failed: ${target.stderr.trim().split('\n').slice(-1)[0] ?? ''}`);
+  if (!target.ok) throw new Error(`the Halide generator failed: ${lastLine(target.stderr)}`);
 
   const building = new Map<string, Promise<string>>();
   /**
@@ -382,7 +392,7 @@ async function prepareHalide(onStep?: (step: string) => void): Promise<Prepared>
           if (!r.ok) throw new Error(`${generatorTitle(k)} failed on ${name}; its output is in ${printed}${stopped ? ' (not tried again until it is deleted)' : ''}`);
           const tmp = `${file}.${process.pid}.tmp`;
           const link = await exec('g++', ['-shared', '-o', tmp, '-Wl,--whole-archive', path.join(gen, `${name}.a`), '-Wl,--no-whole-archive']);
-          if (!link.ok) throw new Error(`linking ${name}.so failed: ${link.stderr.trim().split('\n').slice(-1)[0] ?? ''}`);
+          if (!link.ok) throw new Error(`linking ${name}.so failed: ${lastLine(link.stderr)}`);
           await rename(tmp, file);
           return file;
         } finally {

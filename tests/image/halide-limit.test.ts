@@ -5,7 +5,7 @@
 // that a later run does not start it again. Fake generators (shell and node one-liners) stand
 // in for Halide's, so this runs in well under a second and without Halide.
 import { expect, it } from 'vitest';
-import { earlierOutcome, outcomeLine } from '../../bench/image/references.ts';
+import { earlierOutcome, lastLine, outcomeLine } from '../../bench/image/references.ts';
 import { exec } from '../../bench/shared/native.ts';
 
 /** A generator that runs `script`; `node -e`. */
@@ -56,4 +56,11 @@ it('tells the exit status and the signal that ended a process', async () => {
   const aborted = await exec('sh', ['-c', 'kill -ABRT $$']);
   expect(aborted).toMatchObject({ ok: false, signal: 'SIGABRT', timedOut: false });
   expect(aborted.status).toBeUndefined();
+});
+
+it('shows the error of a failing reference once, not once per run', () => {
+  // Halide's error handler gets each run's message without a newline.
+  const message = 'Total allocation for buffer repeat_edge is 23534871360, which exceeds the maximum size of 2147483647';
+  expect(lastLine(`loading\n${message.repeat(10)}the Halide kernel failed with status -5\n`)).toBe(`${message}; the Halide kernel failed with status -5`);
+  expect(lastLine('first\ncannot load kernel.so: no such file\n')).toBe('cannot load kernel.so: no such file');
 });
