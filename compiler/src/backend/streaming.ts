@@ -11,8 +11,9 @@
 // register → one streaming store; to 16 bytes → 16-byte streaming stores; otherwise the
 // masked store. The check is a test and a branch the predictor learns per loop; LLVM
 // folds the lane test away for the vector body's all-true mask. GPU code (NVPTX) gets the
-// masked store: its memory has no such store. The vectoriser also peels lanes so that one streaming store runs aligned, with the count of
-// `anydsl.elements_to_align`, defined here too.
+// masked store: its memory has no such store. The vectoriser also peels lanes so that one
+// streaming store runs aligned, with the count of `anydsl.elements_to_align`, defined here
+// too.
 import { cpuLayout } from '../ir/layout.ts';
 import { type FnType, type IRType, PrimType, type PtrVectorType } from '../ir/types.ts';
 import { llvmType } from './llvm-types.ts';
